@@ -1,0 +1,125 @@
+"""The rule set: one frozen value, passed everywhere, that holds every rulebook variant.
+
+Defaults are the standard game. Variants people play are settings of this value, never
+forks of the code. Named presets live in :data:`PRESETS`.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Iterable
+
+from .tiles import JOKER, Tile
+
+
+class PoolOutScoring(enum.Enum):
+    """How a round is scored when the pool is exhausted and nobody can move."""
+
+    #: Lowest rack total wins; each other player pays the difference to the winner's total.
+    LOWEST_TOTAL_PAYS_DIFFERENCE = "lowest-total-difference"
+    #: Fewest tiles wins; scored as if that player had gone out.
+    FEWEST_TILES = "fewest-tiles"
+    #: Lowest total wins; each loser pays their own rack total; the winner gains the sum.
+    LOWEST_TOTAL_OWN_RACK = "lowest-total-own-rack"
+
+
+class UnmeldedScoring(enum.Enum):
+    """How a player who never made the initial meld is scored at the end of a round."""
+
+    LIKE_OTHERS = "like-others"
+
+
+class RulesError(ValueError):
+    """A rule set is inconsistent (e.g. a threshold below zero)."""
+
+
+class ImpossibleStateError(ValueError):
+    """The tiles described cannot exist in one game under the rule set (e.g. three red 7s)."""
+
+    def __init__(self, message: str, tiles: tuple[Tile, ...] = ()) -> None:
+        super().__init__(message)
+        self.tiles = tiles
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    """Every setting that differs between rulebooks. Defaults: the standard game."""
+
+    copies: int = 2
+    jokers: int = 2
+    min_meld_size: int = 3
+    initial_meld_threshold: int = 30
+    joker_penalty: int = 30
+    wrap_around: bool = False
+    starting_tiles: int = 14
+    jokers_in_initial_meld: bool = True
+    group_colours_distinct: bool = True
+    pool_out_scoring: PoolOutScoring = PoolOutScoring.LOWEST_TOTAL_PAYS_DIFFERENCE
+    unmelded_scoring: UnmeldedScoring = UnmeldedScoring.LIKE_OTHERS
+    name: str = field(default="standard", compare=False)
+
+    def __post_init__(self) -> None:
+        if self.copies < 1:
+            raise RulesError("copies must be at least 1")
+        if self.jokers < 0:
+            raise RulesError("jokers cannot be negative")
+        if self.min_meld_size < 2:
+            raise RulesError("a meld has at least 2 tiles")
+        if self.initial_meld_threshold < 0:
+            raise RulesError("the initial meld threshold cannot be negative")
+        if self.starting_tiles < 1:
+            raise RulesError("players start with at least one tile")
+        if self.wrap_around:
+            raise RulesError("runs that wrap from 13 to 1 are not supported")
+
+    @property
+    def total_tiles(self) -> int:
+        return 52 * self.copies + self.jokers
+
+    def max_count(self, tile: Tile) -> int:
+        """How many copies of ``tile`` exist in one game."""
+        return self.jokers if tile.is_joker else self.copies
+
+    def penalty(self, tile: Tile) -> int:
+        """Points a tile left on the rack costs at the end of a round."""
+        return self.joker_penalty if tile.is_joker else int(tile.number or 0)
+
+    def with_(self, **changes: object) -> "RuleSet":
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+STANDARD = RuleSet()
+
+PRESETS: dict[str, RuleSet] = {
+    "standard": STANDARD,
+    "opening-50": RuleSet(initial_meld_threshold=50, name="opening-50"),
+    "four-jokers": RuleSet(jokers=4, name="four-jokers"),
+    "sixteen-tiles": RuleSet(starting_tiles=16, name="sixteen-tiles"),
+    "no-joker-opening": RuleSet(jokers_in_initial_meld=False, name="no-joker-opening"),
+}
+
+
+def check_tile_limits(tiles: Iterable[Tile], rules: RuleSet = STANDARD) -> None:
+    """Raise :class:`ImpossibleStateError` when more copies of a tile appear than exist."""
+    counts = Counter(tiles)
+    excess = sorted(
+        (t for t, n in counts.items() if n > rules.max_count(t)), key=lambda t: t.index
+    )
+    if excess:
+        detail = ", ".join(f"{counts[t]}x {t.name} (max {rules.max_count(t)})" for t in excess)
+        raise ImpossibleStateError(f"more copies than the game has: {detail}", tuple(excess))
+
+
+__all__ = [
+    "ImpossibleStateError",
+    "JOKER",
+    "PRESETS",
+    "PoolOutScoring",
+    "RuleSet",
+    "RulesError",
+    "STANDARD",
+    "UnmeldedScoring",
+    "check_tile_limits",
+]
