@@ -1,0 +1,307 @@
+"""Render one Rummikub tile face as a small BGRA image, for synthetic photos and classifier crops.
+
+API (stable; the tile reader's training uses it)::
+
+    render_tile(tile: Tile | None, rng: np.random.Generator, height: int) -> np.ndarray
+
+returns a ``(height, width, 4)`` uint8 **BGRA** image, ``width ≈ 0.62..0.78 × height``.
+Alpha is 255 on the tile (anti-aliased rounded corners) and 0 outside, so callers can
+composite it anywhere. The tile stands upright: number at the top, the small orientation mark
+under it, and the tile's visible thickness (its side, a darker strip) at the bottom.
+``tile=None`` renders a blank face (a face-down tile, a distractor).
+
+Everything random comes from ``rng``: the same seed gives the same pixels. Variation covers
+what real photos show: ivory/cream plastic tones, bevel shading, the side strip, glare,
+several bold fonts (DejaVu/STIX from the system or matplotlib, plus OpenCV's Hershey
+fonts; nothing is downloaded), ink hues (blue drifting to teal, orange towards red or
+yellow, black washed out by glare), mark shapes, and joker faces.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from solver.tiles import Colour, Tile
+
+__all__ = ["render_tile", "font_names", "INK_BGR"]
+
+#: Nominal ink colours (BGR) before per-tile variation.
+INK_BGR: dict[Colour, tuple[int, int, int]] = {
+    Colour.BLACK: (34, 30, 30),
+    Colour.BLUE: (190, 105, 15),
+    Colour.ORANGE: (20, 135, 240),
+    Colour.RED: (40, 30, 205),
+}
+
+_BOLD_FONT_FILES = (
+    "DejaVuSans-Bold.ttf",
+    "DejaVuSansCondensed-Bold.ttf",
+    "DejaVuSerif-Bold.ttf",
+    "DejaVuSerifCondensed-Bold.ttf",
+    "DejaVuSansMono-Bold.ttf",
+    "STIXGeneralBol.ttf",
+    "DejaVuSans.ttf",
+    "cmb10.ttf",
+)
+_HERSHEY = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_COMPLEX)
+
+
+def _font_dirs() -> list[Path]:
+    dirs = [Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype")]
+    try:
+        import matplotlib
+
+        dirs.append(Path(matplotlib.get_data_path()) / "fonts" / "ttf")
+    except ImportError:  # matplotlib is optional: Hershey fonts still work
+        pass
+    return dirs
+
+
+@functools.lru_cache(maxsize=1)
+def _font_paths() -> tuple[Path, ...]:
+    """Installed bold TTFs, one per name, in a fixed order (so seeds reproduce on one machine)."""
+    found: dict[str, Path] = {}
+    for directory in _font_dirs():
+        for name in _BOLD_FONT_FILES:
+            path = directory / name
+            if name not in found and path.is_file():
+                found[name] = path
+    return tuple(found[name] for name in _BOLD_FONT_FILES if name in found)
+
+
+def font_names() -> list[str]:
+    """Names of the fonts the renderer draws digits with (TTF files, then Hershey fonts)."""
+    return [p.name for p in _font_paths()] + [f"hershey-{h}" for h in _HERSHEY]
+
+
+@functools.lru_cache(maxsize=256)
+def _truetype(path: Path, size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(path), size)
+
+
+def _glyph_mask(text: str, font_index: int) -> np.ndarray:
+    """A tight float mask (0..1) of ``text`` in font ``font_index`` at a fixed large size."""
+    paths = _font_paths()
+    if font_index < len(paths):
+        font = _truetype(paths[font_index], 96)
+        left, top, right, bottom = font.getbbox(text)
+        canvas = Image.new("L", (right - left + 8, bottom - top + 8), 0)
+        ImageDraw.Draw(canvas).text((4 - left, 4 - top), text, fill=255, font=font)
+        mask = np.asarray(canvas, dtype=np.float32) / 255.0
+    else:
+        face = _HERSHEY[(font_index - len(paths)) % len(_HERSHEY)]
+        (w, h), base = cv2.getTextSize(text, face, 3.0, 9)
+        canvas = np.zeros((h + base + 20, w + 20), np.uint8)
+        cv2.putText(canvas, text, (10, h + 10), face, 3.0, 255, 9, cv2.LINE_AA)
+        mask = canvas.astype(np.float32) / 255.0
+    ys, xs = np.nonzero(mask > 0.05)
+    return mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
+_GLYPH_CACHE: dict[tuple[str, int], np.ndarray] = {}
+
+
+def _cached_glyph(text: str, font_index: int) -> np.ndarray:
+    key = (text, font_index)
+    if key not in _GLYPH_CACHE:
+        _GLYPH_CACHE[key] = _glyph_mask(text, font_index)
+    return _GLYPH_CACHE[key]
+
+
+def _rounded_rect_mask(h: int, w: int, radius: float, top: int = 0, bottom: int | None = None) -> np.ndarray:
+    """Anti-aliased mask (float 0..1) of a rounded rectangle spanning rows ``top..bottom``."""
+    bottom = h if bottom is None else bottom
+    scale = 4
+    canvas = Image.new("L", (w * scale, h * scale), 0)
+    r = max(1, int(radius * scale))
+    ImageDraw.Draw(canvas).rounded_rectangle(
+        (0, top * scale, w * scale - 1, bottom * scale - 1), radius=r, fill=255
+    )
+    small = canvas.resize((w, h), Image.Resampling.BOX)
+    return np.asarray(small, dtype=np.float32) / 255.0
+
+
+def _vary_bgr(bgr: tuple[int, int, int], rng: np.random.Generator, amount: float) -> np.ndarray:
+    return np.clip(np.array(bgr, np.float32) + rng.normal(0, amount, 3), 0, 255)
+
+
+def _ink_colour(colour: Colour, rng: np.random.Generator) -> np.ndarray:
+    """Ink colour with the drifts real photos show (teal blue, red-ish orange, grey black)."""
+    b, g, r = INK_BGR[colour]
+    if colour is Colour.BLUE:
+        g += rng.uniform(-30, 60)  # towards teal
+        b += rng.uniform(-40, 40)
+    elif colour is Colour.ORANGE:
+        g += rng.uniform(-45, 40)  # towards red or yellow
+    elif colour is Colour.RED:
+        g += rng.uniform(-10, 35)
+        b += rng.uniform(-10, 40)
+    else:
+        grey = rng.uniform(-10, 45)
+        b, g, r = b + grey, g + grey, r + grey
+    base = np.array([b, g, r], np.float32)
+    brightness = rng.uniform(0.75, 1.15)
+    return np.clip(base * brightness + rng.normal(0, 6, 3), 0, 255)
+
+
+def _paste_mask(dst: np.ndarray, mask: np.ndarray, cx: float, cy: float) -> None:
+    """Max-combine ``mask`` into ``dst`` centred at (cx, cy), clipped to ``dst``."""
+    mh, mw = mask.shape
+    x0, y0 = int(round(cx - mw / 2)), int(round(cy - mh / 2))
+    xa, ya = max(0, x0), max(0, y0)
+    xb, yb = min(dst.shape[1], x0 + mw), min(dst.shape[0], y0 + mh)
+    if xb <= xa or yb <= ya:
+        return
+    region = mask[ya - y0 : yb - y0, xa - x0 : xb - x0]
+    np.maximum(dst[ya:yb, xa:xb], region, out=dst[ya:yb, xa:xb])
+
+
+def _number_mask(number: int, rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, float]:
+    """Mask of the number on an ``h×w`` face; returns the mask and the number's bottom row."""
+    n_fonts = len(_font_paths()) + len(_HERSHEY)
+    # TTF fonts look most like real tiles: prefer them.
+    if _font_paths() and rng.random() < 0.8:
+        font_index = int(rng.integers(0, len(_font_paths())))
+    else:
+        font_index = int(rng.integers(len(_font_paths()), n_fonts))
+    glyph = _cached_glyph(str(number), font_index)
+    target_h = h * rng.uniform(0.27, 0.38)
+    scale = target_h / glyph.shape[0]
+    max_w = w * rng.uniform(0.72, 0.88)
+    sx = min(scale * rng.uniform(0.9, 1.15), max_w / glyph.shape[1])
+    gw, gh = max(1, int(round(glyph.shape[1] * sx))), max(1, int(round(target_h)))
+    small = cv2.resize(glyph, (gw, gh), interpolation=cv2.INTER_AREA)
+    if rng.random() < 0.5:  # bolder strokes
+        k = max(1, int(round(h / 60)))
+        small = cv2.dilate(small, np.ones((k, k), np.float32))
+    mask = np.zeros((h, w), np.float32)
+    cy = h * rng.uniform(0.27, 0.35)
+    cx = w / 2 + rng.normal(0, w * 0.015)
+    _paste_mask(mask, small, cx, cy)
+    return mask, cy + gh / 2
+
+
+def _mark_mask(rng: np.random.Generator, h: int, w: int, top: float) -> np.ndarray:
+    """The small mark under the number (a dot, bar or ring) that tells which way is up."""
+    mask = np.zeros((h * 4, w * 4), np.uint8)
+    cx, cy = w * 4 // 2, int((top + h * rng.uniform(0.07, 0.12)) * 4)
+    kind = rng.integers(0, 3)
+    size = h * 4 * rng.uniform(0.035, 0.06)
+    if kind == 0:
+        cv2.circle(mask, (cx, cy), int(size), 255, -1, cv2.LINE_AA)
+    elif kind == 1:
+        half_w = int(size * rng.uniform(1.6, 3.0))
+        half_h = max(2, int(size * 0.45))
+        cv2.rectangle(mask, (cx - half_w, cy - half_h), (cx + half_w, cy + half_h), 255, -1, cv2.LINE_AA)
+    else:
+        cv2.circle(mask, (cx, cy), int(size * 1.2), 255, max(2, int(size * 0.5)), cv2.LINE_AA)
+    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+
+
+def _joker_mask(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    """A smiling face in a circle, the usual joker picture."""
+    s = 4
+    mask = np.zeros((h * s, w * s), np.uint8)
+    cx = w * s // 2
+    cy = int(h * s * rng.uniform(0.3, 0.38))
+    radius = int(min(w * s * rng.uniform(0.32, 0.42), h * s * 0.24))
+    thick = max(2, int(radius * rng.uniform(0.1, 0.2)))
+    cv2.circle(mask, (cx, cy), radius, 255, thick, cv2.LINE_AA)
+    eye_dx, eye_dy, eye_r = int(radius * 0.38), int(radius * 0.3), max(2, int(radius * 0.13))
+    cv2.circle(mask, (cx - eye_dx, cy - eye_dy), eye_r, 255, -1, cv2.LINE_AA)
+    cv2.circle(mask, (cx + eye_dx, cy - eye_dy), eye_r, 255, -1, cv2.LINE_AA)
+    mouth = (int(radius * 0.55), int(radius * rng.uniform(0.3, 0.5)))
+    cv2.ellipse(mask, (cx, cy + int(radius * 0.1)), mouth, 0, 15, 165, 255, max(2, thick // 1), cv2.LINE_AA)
+    if rng.random() < 0.5:  # a nose
+        cv2.circle(mask, (cx, cy + int(radius * 0.05)), max(2, eye_r // 2), 255, -1, cv2.LINE_AA)
+    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+
+
+def _plastic(rng: np.random.Generator) -> np.ndarray:
+    """Ivory/cream/white body colour (BGR)."""
+    r = rng.uniform(236, 252)
+    g = r - rng.uniform(2, 12)
+    b = g - rng.uniform(0, 30)
+    base = np.array([b, g, r], np.float32)
+    if rng.random() < 0.25:  # near-white editions
+        base = np.array([rng.uniform(238, 250)] * 3, np.float32) + rng.normal(0, 3, 3)
+    return np.clip(base, 0, 255)
+
+
+def render_tile(tile: Tile | None, rng: np.random.Generator, height: int) -> np.ndarray:
+    """Render ``tile`` (or a blank face for ``None``) upright, ``height`` pixels tall, as BGRA uint8."""
+    if height < 8:
+        raise ValueError(f"tile height must be at least 8 pixels, got {height}")
+    aspect = rng.uniform(0.62, 0.78)
+    # Draw at a comfortable working size, then shrink with area averaging (anti-aliasing).
+    work_h = int(np.clip(height * 2, 96, 320))
+    work_w = max(8, int(round(work_h * aspect)))
+    h, w = work_h, work_w
+
+    side = int(round(h * rng.uniform(0.0, 0.13)))  # visible thickness at the bottom
+    radius = w * rng.uniform(0.07, 0.16)
+    body = _rounded_rect_mask(h, w, radius)
+    face = _rounded_rect_mask(h, w, radius, 0, h - side) if side > 0 else body
+
+    plastic = _plastic(rng)
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    # Soft light falling across the face.
+    angle = rng.uniform(0, 2 * np.pi)
+    ramp = (np.cos(angle) * (xx / w - 0.5) + np.sin(angle) * (yy / h - 0.5)) * rng.uniform(0, 0.12)
+    img = plastic[None, None, :] * (1.0 + ramp[..., None])
+
+    # Bevel: darker near the face border.
+    edge = cv2.GaussianBlur(face, (0, 0), sigmaX=max(1.0, w * 0.03))
+    bevel = 1.0 - rng.uniform(0.08, 0.25) * (1.0 - np.clip(edge * 1.6 - 0.3, 0, 1))
+    img *= bevel[..., None]
+
+    # Lower part of many editions: a faint embossed panel line.
+    if rng.random() < 0.6:
+        y_line = int(h * rng.uniform(0.6, 0.7))
+        cv2.line(img, (int(w * 0.12), y_line), (int(w * 0.88), y_line), (plastic * 0.88).tolist(), max(1, h // 90))
+
+    # Side strip (the tile's thickness), darker and a bit warmer.
+    if side > 0:
+        side_colour = plastic * rng.uniform(0.6, 0.82) * np.array([0.93, 0.98, 1.0], np.float32)
+        side_only = np.clip(body - face, 0, 1)[..., None]
+        img = img * (1 - side_only) + side_colour[None, None, :] * side_only
+
+    # Ink.
+    face_h = h - side
+    if tile is None:
+        ink_mask = np.zeros((h, w), np.float32)
+        ink = np.zeros(3, np.float32)
+    elif tile.is_joker:
+        colour = [Colour.RED, Colour.BLACK, Colour.ORANGE, Colour.BLUE][int(rng.choice(4, p=[0.45, 0.4, 0.1, 0.05]))]
+        ink = _ink_colour(colour, rng)
+        ink_mask = np.zeros((h, w), np.float32)
+        ink_mask[:face_h] = _joker_mask(rng, face_h, w)
+    else:
+        assert tile.colour is not None and tile.number is not None
+        ink = _ink_colour(tile.colour, rng)
+        ink_mask = np.zeros((h, w), np.float32)
+        number, bottom = _number_mask(tile.number, rng, face_h, w)
+        ink_mask[:face_h] = number
+        if rng.random() < 0.9:
+            mark = _mark_mask(rng, face_h, w, bottom)
+            ink_mask[:face_h] = np.maximum(ink_mask[:face_h], mark * rng.uniform(0.5, 1.0))
+    ink_mask *= face
+    img = img * (1 - ink_mask[..., None]) + ink[None, None, :] * ink_mask[..., None]
+
+    # Glare: a soft bright spot that washes out plastic and ink alike.
+    if rng.random() < 0.35:
+        gx, gy = rng.uniform(0, w), rng.uniform(0, h)
+        sigma = rng.uniform(0.15, 0.5) * w
+        glare = np.exp(-((xx - gx) ** 2 + (yy - gy) ** 2) / (2 * sigma**2)) * rng.uniform(0.3, 0.85)
+        img = img * (1 - glare[..., None]) + 255.0 * glare[..., None]
+
+    img = np.clip(img + rng.normal(0, 2.0, img.shape), 0, 255)
+    out = np.dstack([img, body * 255.0]).astype(np.float32)
+    width = max(4, int(round(height * aspect)))
+    small = cv2.resize(out, (width, height), interpolation=cv2.INTER_AREA)
+    return np.clip(np.round(small), 0, 255).astype(np.uint8)
