@@ -1,0 +1,140 @@
+"""Photo loading: formats, EXIF rotation, HEIC, and every way a file can be bad."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.images import MAX_PIXELS, ImageError, load_image
+
+
+def _photo(width: int = 64, height: int = 48) -> Image.Image:
+    """A photo whose top-left quadrant is red, so orientation changes are visible."""
+    array = np.zeros((height, width, 3), np.uint8)
+    array[:] = (0, 0, 255)
+    array[: height // 2, : width // 2] = (255, 0, 0)
+    return Image.fromarray(array)
+
+
+def _png_header_only(width: int, height: int) -> bytes:
+    """A PNG that declares ``width``x``height`` but carries no pixel data (cheap bomb)."""
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b"")
+
+
+def test_png_path_gives_bgr_uint8(tmp_path):
+    path = tmp_path / "photo.png"
+    _photo().save(path)
+    image = load_image(path)
+    assert image.shape == (48, 64, 3) and image.dtype == np.uint8
+    assert tuple(image[0, 0]) == (0, 0, 255)  # red in BGR
+    assert tuple(image[-1, -1]) == (255, 0, 0)  # blue in BGR
+
+
+def test_bytes_and_file_object_and_str_path_agree(tmp_path):
+    path = tmp_path / "photo.png"
+    _photo().save(path)
+    from_path = load_image(str(path))
+    assert np.array_equal(load_image(path.read_bytes()), from_path)
+    with path.open("rb") as handle:
+        assert np.array_equal(load_image(handle), from_path)
+
+
+def test_exif_orientation_is_applied(tmp_path):
+    path = tmp_path / "rotated.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "rotate 90° clockwise to display"
+    _photo(64, 48).save(path, quality=95, exif=exif)
+    image = load_image(path)
+    assert image.shape[:2] == (64, 48)  # portrait after rotation
+    # The red top-left quadrant ends up top-right after a clockwise turn.
+    assert image[5, -5, 2] > 200 and image[5, -5, 0] < 60
+    assert image[5, 5, 0] > 200
+
+
+def test_heic_is_read(tmp_path):
+    pillow_heif = pytest.importorskip("pillow_heif")
+    if not pillow_heif.libheif_info().get("encoders"):
+        pytest.skip("this libheif has no HEIC encoder to make a test file")
+    path = tmp_path / "iphone.heic"
+    _photo(64, 48).save(path, quality=95)
+    image = load_image(path)
+    assert image.shape == (48, 64, 3)
+    assert image[40, 60, 0] > 180  # blue area stays blue
+
+
+def test_rgba_png_is_flattened_on_white(tmp_path):
+    path = tmp_path / "alpha.png"
+    Image.new("RGBA", (10, 10), (0, 0, 0, 0)).save(path)
+    assert np.all(load_image(path) == 255)
+
+
+def test_max_side_downscales_only_when_asked(tmp_path):
+    path = tmp_path / "big.jpg"
+    _photo(800, 600).save(path, quality=90)
+    assert load_image(path).shape == (600, 800, 3)
+    small = load_image(path, max_side=200)
+    assert max(small.shape[:2]) == 200 and small.shape[:2] == (150, 200)
+    with pytest.raises(ValueError):
+        load_image(path, max_side=0)
+
+
+def test_empty_file_is_refused(tmp_path):
+    path = tmp_path / "empty.jpg"
+    path.write_bytes(b"")
+    with pytest.raises(ImageError, match="empty"):
+        load_image(path)
+
+
+def test_not_an_image_is_refused(tmp_path):
+    path = tmp_path / "notes.jpg"
+    path.write_text("these are my notes, not a photo")
+    with pytest.raises(ImageError, match="not an image"):
+        load_image(path)
+
+
+def test_truncated_jpeg_is_refused(tmp_path):
+    buffer = io.BytesIO()
+    _photo(400, 300).save(buffer, format="JPEG", quality=90)
+    path = tmp_path / "cut.jpg"
+    path.write_bytes(buffer.getvalue()[: len(buffer.getvalue()) // 2])
+    with pytest.raises(ImageError, match="truncated|damaged"):
+        load_image(path)
+
+
+def test_truncated_jpeg_is_refused_even_after_ultralytics_import(tmp_path):
+    """Some libraries flip Pillow's global LOAD_TRUNCATED_IMAGES; we must still refuse."""
+    pytest.importorskip("ultralytics")
+    import vision.yolo_env  # noqa: F401  (sets the offline environment first)
+    import ultralytics  # noqa: F401
+
+    buffer = io.BytesIO()
+    _photo(400, 300).save(buffer, format="JPEG", quality=90)
+    with pytest.raises(ImageError):
+        load_image(buffer.getvalue()[: len(buffer.getvalue()) // 2])
+
+
+def test_huge_image_is_refused_before_decoding():
+    side = int((MAX_PIXELS * 1.2) ** 0.5)
+    with pytest.raises(ImageError, match="too large"):
+        load_image(_png_header_only(side, side))
+
+
+def test_missing_file_and_directory_and_wrong_type_are_refused(tmp_path):
+    with pytest.raises(ImageError, match="no such file"):
+        load_image(tmp_path / "nope.jpg")
+    with pytest.raises(ImageError, match="directory"):
+        load_image(tmp_path)
+    with pytest.raises(ImageError):
+        load_image(12345)  # type: ignore[arg-type]
+    with pytest.raises(ImageError, match="binary"):
+        load_image(io.StringIO("text"))  # type: ignore[arg-type]
