@@ -1,0 +1,544 @@
+"""The ``rummikub`` command line: solve a position, check a table, score a round.
+
+Thin by design: it parses text into :mod:`solver` values, calls the library, and renders the
+answer as human text (through :func:`solver.i18n.tr`) or as JSON. Library errors about the
+input (bad notation, impossible tiles, bad rules, unscorable rounds) become one message on
+stderr and exit status 2, never a traceback. To add a subcommand, write ``_add_<name>``
+(registers its parser and sets ``handler``) and a ``_run_<name>(args) -> int`` handler, and
+call ``_add_<name>`` from :func:`build_parser`.
+
+Commands::
+
+    rummikub solve --table "r4 r5 r6 | k5 b5 o5" --rack "r7 j k13" [--first-turn]
+                   [--objective tiles|value] [--json] [--lang en] [rule options]
+    rummikub check --table "r4 r5 r6 | k5 j" [--json] [--lang en] [rule options]
+    rummikub score --players Ann Bob Cid (--out Ann | --pool-exhausted)
+                   --rack Bob="r5 k3" --rack Cid="j" [--json] [--lang en] [rule options]
+                   [--joker-penalty N] [--pool-scoring VARIANT]
+
+Rule options: ``--rules PRESET`` (a name from :data:`solver.rules.PRESETS`), then
+``--threshold N`` (initial meld points) and ``--jokers N`` override that preset.
+
+Exit status: 0 success (``check``: every meld valid); 1 ``check`` found an invalid meld;
+2 bad input (usage, tile notation, impossible tiles, rules, round description).
+
+JSON schema (stable; tiles always in canonical notation, ``"red-7"``, ``"joker"``):
+
+``solve``::
+
+    {"action": "play" | "draw",
+     "played": [tile, ...],                  # rack tiles to put on the table
+     "table": [{"kind": "run" | "group",      # the complete new table, meld by meld
+                "tiles": [tile, ...],         # physical tiles in table order
+                "represents": [tile, ...],    # what each position stands for (jokers resolved)
+                "sources": ["rack" | int, ...]}],  # per tile: the rack or an old meld index (0-based)
+     "steps": [text, ...],                   # instructions in --lang
+     "tiles_placed": int, "value_placed": int,
+     "melds_untouched": int, "tiles_moved": int,
+     "optimal": bool}                        # false if the solver stopped at its time limit
+
+``check``::
+
+    {"valid": bool,                           # every meld valid
+     "melds": [{"tiles": [tile, ...], "valid": bool,
+                "kinds": ["run" | "group", ...],   # kinds of its legal interpretations
+                "problems": [code, ...],           # solver.melds.Problem values, e.g. "run-gap"
+                "reasons": [text, ...],            # the problems in --lang
+                "jokers": [[tile, ...], ...],      # per joker: every tile it may stand for
+                "joker_options": [[tile, ...], ...]}]}  # each legal combination of the jokers' values
+
+``score``::
+
+    {"outcome": "went-out" | "pool-exhausted",
+     "went_out": name | null,
+     "pool_scoring": "lowest-total-difference" | "fewest-tiles" | "lowest-total-own-rack",
+     "rules": preset name,
+     "winners": [name, ...],
+     "players": [{"name": name, "rack": [tile, ...], "rack_total": int,
+                  "score": int, "winner": bool}]}   # in --players order
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Callable, Sequence
+
+from solver.explain import describe_steps
+from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES, tile_label, tr
+from solver.melds import MeldCheck, Problem
+from solver.model import solve
+from solver.rules import PRESETS, ImpossibleStateError, PoolOutScoring, RuleSet, RulesError
+from solver.scoring import (
+    Outcome,
+    PlayerRack,
+    PoolExhausted,
+    RoundResult,
+    ScoringError,
+    WentOut,
+    score_round,
+)
+from solver.state import Objective, Position
+from solver.suggestion import RACK, Action, NewMeld, Suggestion
+from solver.table import InvalidTableError, TableCheck, check_table
+from solver.tiles import NotationError, Tile, parse_melds, parse_tiles
+
+EXIT_OK = 0
+EXIT_INVALID_TABLE = 1
+EXIT_BAD_INPUT = 2
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class CliInputError(ValueError):
+    """Arguments that parse but do not describe a usable input (e.g. a rack for nobody)."""
+
+
+# --- parser ------------------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line: one sub-parser per command, each with its ``handler``."""
+    parser = argparse.ArgumentParser(
+        prog="rummikub",
+        description=tr("Rummikub assistant: suggest the best move, check a table, score a round."),
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    common = _common_options()
+    _add_solve(commands, common)
+    _add_check(commands, common)
+    _add_score(commands, common)
+    return parser
+
+
+def _common_options() -> argparse.ArgumentParser:
+    """Options every command takes: output format and language."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help=tr("print JSON instead of text"))
+    common.add_argument(
+        "--lang", choices=LANGUAGES, default=DEFAULT_LANGUAGE, help=tr("language of the text output")
+    )
+    return common
+
+
+def _add_rule_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(tr("rules"))
+    group.add_argument(
+        "--rules", choices=sorted(PRESETS), default="standard", help=tr("rule preset (default: standard)")
+    )
+    group.add_argument(
+        "--threshold", type=_non_negative, metavar="N", help=tr("points needed for the initial meld")
+    )
+    group.add_argument("--jokers", type=_non_negative, metavar="N", help=tr("jokers in the game"))
+
+
+def _add_solve(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    cmd = commands.add_parser(
+        "solve", parents=[common], help=tr("suggest the best legal move"),
+        description=tr("Suggest the best legal move for a rack and a table."),
+    )
+    cmd.add_argument("--table", default="", help=tr('the table\'s melds, e.g. "r4 r5 r6 | k5 b5 o5"'))
+    cmd.add_argument("--rack", required=True, help=tr('your rack, e.g. "r7 j k13"'))
+    cmd.add_argument("--first-turn", action="store_true", help=tr("you have not made the initial meld yet"))
+    cmd.add_argument(
+        "--objective", choices=[o.value for o in Objective], default=Objective.TILES.value,
+        help=tr("maximise tiles placed or their value (default: tiles)"),
+    )
+    _add_rule_options(cmd)
+    cmd.set_defaults(handler=_run_solve)
+
+
+def _add_check(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    cmd = commands.add_parser(
+        "check", parents=[common], help=tr("check that every meld on a table is valid"),
+        description=tr("List each invalid meld and why; exit status 1 when one is invalid."),
+    )
+    cmd.add_argument("--table", required=True, help=tr('the table\'s melds, e.g. "r4 r5 r6 | k5 b5 o5"'))
+    _add_rule_options(cmd)
+    cmd.set_defaults(handler=_run_check)
+
+
+def _add_score(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    cmd = commands.add_parser(
+        "score", parents=[common], help=tr("score the end of a round"),
+        description=tr("Score a round from the tiles left on each rack."),
+    )
+    cmd.add_argument("--players", nargs="+", required=True, metavar="NAME", help=tr("players in seating order"))
+    ending = cmd.add_mutually_exclusive_group(required=True)
+    ending.add_argument("--out", metavar="NAME", help=tr("the player who went out"))
+    ending.add_argument(
+        "--pool-exhausted", action="store_true", help=tr("the pool is empty and nobody can move")
+    )
+    cmd.add_argument(
+        "--rack", action="append", type=_named_rack, default=[], metavar='NAME="TILES"',
+        help=tr('tiles left on a player\'s rack; one per player except who went out ("" for none)'),
+    )
+    _add_rule_options(cmd)
+    cmd.add_argument("--joker-penalty", type=_non_negative, metavar="N", help=tr("points a joker left on a rack costs"))
+    cmd.add_argument(
+        "--pool-scoring", choices=[v.value for v in PoolOutScoring],
+        help=tr("who wins and who pays when the pool is exhausted"),
+    )
+    cmd.set_defaults(handler=_run_score)
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(tr("not a whole number: {text!r}", text=text)) from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(tr("must not be negative: {text}", text=text))
+    return value
+
+
+def _named_rack(text: str) -> tuple[str, str]:
+    name, sep, tiles = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(tr('expected NAME="TILES", got {text!r}', text=text))
+    return name.strip(), tiles
+
+
+def rules_from(args: argparse.Namespace) -> RuleSet:
+    """The preset named by ``--rules`` with the individual switches applied on top."""
+    overrides = {
+        "initial_meld_threshold": args.threshold,
+        "jokers": args.jokers,
+        "joker_penalty": getattr(args, "joker_penalty", None),
+        "pool_out_scoring": _pool_scoring(getattr(args, "pool_scoring", None)),
+    }
+    return PRESETS[args.rules].with_(**{k: v for k, v in overrides.items() if v is not None})
+
+
+def _pool_scoring(value: str | None) -> PoolOutScoring | None:
+    return None if value is None else PoolOutScoring(value)
+
+
+# --- main --------------------------------------------------------------------------------
+
+INPUT_ERRORS = (NotationError, ImpossibleStateError, InvalidTableError, RulesError, ScoringError, CliInputError)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return the exit status (usage errors and bad input: 2)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:  # argparse exits on --help (0) and usage errors (2)
+        return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except INPUT_ERRORS as err:
+        print(tr("rummikub: error: {detail}", args.lang, detail=describe_error(err, args.lang)), file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def describe_error(err: Exception, lang: str = DEFAULT_LANGUAGE) -> str:
+    """One line for the user about what is wrong with the input."""
+    if isinstance(err, NotationError):
+        return tr("cannot read tile {token!r} ({reason})", lang, token=err.token, reason=tr(err.reason, lang))
+    if isinstance(err, ImpossibleStateError):
+        return _impossible(err, lang)
+    if isinstance(err, ScoringError) and isinstance(err.__cause__, ImpossibleStateError):
+        return _impossible(err.__cause__, lang)
+    if isinstance(err, InvalidTableError):
+        return _invalid_table(err.check, lang)
+    if isinstance(err, RulesError):
+        return tr("invalid rules: {reason}", lang, reason=str(err))
+    if isinstance(err, ScoringError):
+        return tr("cannot score this round: {reason}", lang, reason=str(err))
+    return str(err)
+
+
+def _impossible(err: ImpossibleStateError, lang: str) -> str:
+    tiles = ", ".join(tile_label(t, lang) for t in err.tiles)
+    return tr("impossible tiles: more copies of {tiles} than the game has", lang, tiles=tiles)
+
+
+def _invalid_table(check: TableCheck, lang: str) -> str:
+    melds = "; ".join(
+        tr(
+            "meld {index} [{tiles}]: {reasons}", lang,
+            index=i + 1, tiles=_label_list(check.melds[i].tiles, lang),
+            reasons=", ".join(problem_text(p, lang) for p in check.melds[i].problems),
+        )
+        for i in check.invalid
+    )
+    return tr("the table has invalid melds (see rummikub check): {melds}", lang, melds=melds)
+
+
+def _emit(text: str) -> None:
+    print(text)
+
+
+def _emit_json(data: object) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _label_list(tiles: Sequence[Tile], lang: str) -> str:
+    return ", ".join(tile_label(t, lang) for t in tiles)
+
+
+# --- solve -------------------------------------------------------------------------------
+
+
+def _run_solve(args: argparse.Namespace) -> int:
+    position = Position(
+        table=parse_melds(args.table),
+        rack=parse_tiles(args.rack),
+        initial_meld_done=not args.first_turn,
+        rules=rules_from(args),
+    )
+    suggestion = solve(position, Objective(args.objective))
+    steps = describe_steps(suggestion, args.lang)
+    if args.json:
+        _emit_json(solve_json(suggestion, steps))
+    else:
+        _emit(solve_text(suggestion, steps, args.lang))
+    return EXIT_OK
+
+
+def solve_json(suggestion: Suggestion, steps: Sequence[str]) -> dict[str, object]:
+    return {
+        "action": suggestion.action.value,
+        "played": [t.name for t in suggestion.played],
+        "table": [_new_meld_json(m) for m in suggestion.new_table],
+        "steps": list(steps),
+        "tiles_placed": suggestion.tiles_placed,
+        "value_placed": suggestion.value_placed,
+        "melds_untouched": suggestion.melds_untouched,
+        "tiles_moved": suggestion.tiles_moved,
+        "optimal": suggestion.optimal,
+    }
+
+
+def _new_meld_json(new: NewMeld) -> dict[str, object]:
+    return {
+        "kind": new.meld.kind.value,
+        "tiles": [t.name for t in new.meld.tiles],
+        "represents": [t.name for t in new.meld.represented],
+        "sources": ["rack" if s == RACK else s for s in new.sources],
+    }
+
+
+def solve_text(suggestion: Suggestion, steps: Sequence[str], lang: str) -> str:
+    if suggestion.action is Action.DRAW:
+        return tr("No legal move: draw a tile.", lang)
+    lines = [
+        tr(
+            "Play {count} tile(s) worth {value} points: {tiles}",
+            lang,
+            count=suggestion.tiles_placed,
+            value=suggestion.value_placed,
+            tiles=_label_list(suggestion.played, lang),
+        ),
+        "",
+        tr("Steps:", lang),
+    ]
+    lines += [f"  {i}. {step}" for i, step in enumerate(steps, 1)]
+    lines += ["", tr("New table (* = from your rack):", lang)]
+    lines += [f"  {i}. {_meld_text(m, lang)}" for i, m in enumerate(suggestion.new_table, 1)]
+    lines += [
+        "",
+        tr(
+            "{untouched} meld(s) left untouched, {moved} table tile(s) moved.",
+            lang,
+            untouched=suggestion.melds_untouched,
+            moved=suggestion.tiles_moved,
+        ),
+    ]
+    if not suggestion.optimal:
+        lines.append(tr("The solver hit its time limit: this move may not be the best.", lang))
+    return "\n".join(lines)
+
+
+def _meld_text(new: NewMeld, lang: str) -> str:
+    parts = []
+    for tile, stands_for, is_joker, source in zip(
+        new.meld.tiles, new.meld.represented, new.meld.joker_mask, new.sources
+    ):
+        label = tr("joker ({tile})", lang, tile=tile_label(stands_for, lang)) if is_joker else tile_label(tile, lang)
+        parts.append(label + ("*" if source == RACK else ""))
+    return "[" + ", ".join(parts) + "]"
+
+
+# --- check -------------------------------------------------------------------------------
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    table = check_table(parse_melds(args.table), rules_from(args))
+    if table.over_limit:
+        raise ImpossibleStateError("more copies than the game has", table.over_limit)
+    checks = table.melds
+    if args.json:
+        _emit_json(check_json(checks, args.lang))
+    else:
+        _emit(check_text(checks, args.lang))
+    return EXIT_OK if all(c.valid for c in checks) else EXIT_INVALID_TABLE
+
+
+def check_json(checks: Sequence[MeldCheck], lang: str) -> dict[str, object]:
+    return {
+        "valid": all(c.valid for c in checks),
+        "melds": [
+            {
+                "tiles": [t.name for t in c.tiles],
+                "valid": c.valid,
+                "kinds": list(dict.fromkeys(m.kind.value for m in c.interpretations)),
+                "problems": [p.value for p in c.problems],
+                "reasons": [problem_text(p, lang) for p in c.problems],
+                "jokers": [[t.name for t in _sorted(choices)] for choices in c.joker_choices()],
+                "joker_options": [[t.name for t in combo] for combo in _joker_options(c)],
+            }
+            for c in checks
+        ],
+    }
+
+
+def check_text(checks: Sequence[MeldCheck], lang: str) -> str:
+    if not checks:
+        return tr("The table is empty.", lang)
+    lines = []
+    for i, check in enumerate(checks, 1):
+        tiles = "[" + _label_list(check.tiles, lang) + "]"
+        if check.valid:
+            line = tr("{index}. {tiles}: valid", lang, index=i, tiles=tiles)
+            options = tr(" or ", lang).join(
+                _label_list(combo, lang) if len(combo) == 1 else "(" + _label_list(combo, lang) + ")"
+                for combo in _joker_options(check)
+            )
+            if options:
+                line += "; " + tr("the joker(s) stand for {options}", lang, options=options)
+        else:
+            reasons = "; ".join(problem_text(p, lang) for p in check.problems)
+            line = tr("{index}. {tiles}: INVALID - {reasons}", lang, index=i, tiles=tiles, reasons=reasons)
+        lines.append(line)
+    invalid = sum(not c.valid for c in checks)
+    lines.append("")
+    if invalid:
+        lines.append(tr("{invalid} of {total} meld(s) invalid.", lang, invalid=invalid, total=len(checks)))
+    else:
+        lines.append(tr("All {total} meld(s) valid.", lang, total=len(checks)))
+    return "\n".join(lines)
+
+
+def _joker_options(check: MeldCheck) -> list[tuple[Tile, ...]]:
+    """Each legal combination of what the meld's jokers stand for (none without jokers)."""
+    combos = {tuple(sorted(m.jokers, key=lambda t: t.index)) for m in check.interpretations if m.jokers}
+    return sorted(combos, key=lambda combo: [t.index for t in combo])
+
+
+def _sorted(tiles: frozenset[Tile]) -> list[Tile]:
+    return sorted(tiles, key=lambda t: t.index)
+
+
+def problem_text(problem: Problem, lang: str = DEFAULT_LANGUAGE) -> str:
+    """Why a meld is invalid, in words."""
+    texts = {
+        Problem.TOO_FEW_TILES: tr("a meld needs at least 3 tiles", lang),
+        Problem.ONLY_JOKERS: tr("a meld needs at least one tile that is not a joker", lang),
+        Problem.MIXED: tr("neither a run (one colour) nor a group (one number)", lang),
+        Problem.RUN_TOO_LONG: tr("a run has at most 13 tiles", lang),
+        Problem.RUN_DUPLICATE_NUMBER: tr("a run cannot hold the same number twice", lang),
+        Problem.RUN_GAP: tr("the run has a gap that its jokers cannot fill", lang),
+        Problem.RUN_OFF_THE_END: tr("the run would go below 1 or above 13", lang),
+        Problem.GROUP_REPEATED_COLOUR: tr("a group cannot hold the same colour twice", lang),
+        Problem.GROUP_TOO_BIG: tr("a group has at most 4 tiles", lang),
+    }
+    return texts[problem]
+
+
+# --- score -------------------------------------------------------------------------------
+
+
+def _run_score(args: argparse.Namespace) -> int:
+    rules = rules_from(args)
+    outcome: Outcome = PoolExhausted() if args.pool_exhausted else WentOut(args.out)
+    result = score_round(racks_from(args.players, args.rack, outcome, args.lang), outcome, rules)
+    if args.json:
+        _emit_json(score_json(result))
+    else:
+        _emit(score_text(result, args.lang))
+    return EXIT_OK
+
+
+def racks_from(
+    players: Sequence[str], named: Sequence[tuple[str, str]], outcome: Outcome, lang: str = DEFAULT_LANGUAGE
+) -> list[PlayerRack]:
+    """One rack per player from ``--rack NAME=TILES``; only who went out may omit theirs."""
+    given: dict[str, tuple[Tile, ...]] = {}
+    for name, text in named:
+        if name not in players:
+            raise CliInputError(tr("--rack for {name}, who is not in --players", lang, name=name))
+        if name in given:
+            raise CliInputError(tr("two --rack options for {name}", lang, name=name))
+        given[name] = parse_tiles(text)
+    out = outcome.player if isinstance(outcome, WentOut) else None
+    missing = [p for p in players if p not in given and p != out]
+    if missing:
+        raise CliInputError(
+            tr('no --rack for {names} (use --rack NAME="" for an empty rack)', lang, names=", ".join(missing))
+        )
+    return [PlayerRack(p, given.get(p, ())) for p in players]
+
+
+def score_json(result: RoundResult) -> dict[str, object]:
+    outcome = result.outcome
+    return {
+        "outcome": "went-out" if isinstance(outcome, WentOut) else "pool-exhausted",
+        "went_out": outcome.player if isinstance(outcome, WentOut) else None,
+        "pool_scoring": result.rules.pool_out_scoring.value,
+        "rules": result.rules.name,
+        "winners": list(result.winners),
+        "players": [
+            {
+                "name": s.name,
+                "rack": [t.name for t in s.tiles],
+                "rack_total": s.rack_total,
+                "score": s.score,
+                "winner": s.winner,
+            }
+            for s in result.scores
+        ],
+    }
+
+
+def score_text(result: RoundResult, lang: str) -> str:
+    outcome = result.outcome
+    if isinstance(outcome, WentOut):
+        header = tr("{name} went out.", lang, name=outcome.player)
+    else:
+        header = tr("Pool exhausted ({variant}).", lang, variant=_pool_text(result.rules.pool_out_scoring, lang))
+    titles = (tr("Player", lang), tr("Rack", lang), tr("Total", lang), tr("Score", lang))
+    rows = [
+        (s.name, _label_list(s.tiles, lang) or "-", str(s.rack_total), f"{s.score:+d}")
+        for s in result.scores
+    ]
+    widths = [max(len(r[c]) for r in (titles, *rows)) for c in range(4)]
+    lines = [header, ""]
+    for row in (titles, *rows):
+        lines.append(
+            "  ".join(
+                cell.rjust(width) if col >= 2 else cell.ljust(width)
+                for col, (cell, width) in enumerate(zip(row, widths))
+            ).rstrip()
+        )
+    lines += ["", tr("Winner(s): {names}", lang, names=", ".join(result.winners))]
+    return "\n".join(lines)
+
+
+def _pool_text(variant: PoolOutScoring, lang: str) -> str:
+    texts = {
+        PoolOutScoring.LOWEST_TOTAL_PAYS_DIFFERENCE: tr(
+            "lowest total wins, the others pay the difference", lang
+        ),
+        PoolOutScoring.FEWEST_TILES: tr("fewest tiles wins, the others pay their rack", lang),
+        PoolOutScoring.LOWEST_TOTAL_OWN_RACK: tr("lowest total wins, the others pay their rack", lang),
+    }
+    return texts[variant]
+
+
+if __name__ == "__main__":
+    sys.exit(main())
