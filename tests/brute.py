@@ -1,0 +1,145 @@
+"""A brute-force optimal move finder for tiny positions (table <= 6 tiles, rack <= 5).
+
+It enumerates every way to cover all table tiles plus some rack tiles with valid melds,
+using the independent meld rules of :mod:`tests.oracle`. Exponential, so only for the
+small random positions the property tests compare the solver against.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from itertools import combinations, product
+from typing import Iterator
+
+from solver.state import Objective, Position
+from solver.tiles import JOKER, Tile
+
+from tests.oracle import best_value, interpretations, is_valid_tiles
+
+MAX_TILES = 11
+
+
+@dataclass(frozen=True)
+class Optimum:
+    """The best achievable tiles placed and value placed (each maximised on its own)."""
+
+    tiles: int
+    value: int
+    #: value placed among the moves that place ``tiles`` tiles.
+    value_at_max_tiles: int
+    #: tiles placed among the moves that place ``value`` points.
+    tiles_at_max_value: int
+
+    def best(self, objective: Objective) -> tuple[int, int]:
+        """(primary, secondary) score for ``objective``: what the solver must match."""
+        if objective is Objective.VALUE:
+            return self.value, self.tiles_at_max_value
+        return self.tiles, self.value_at_max_tiles
+
+
+def _key(tiles: Counter[Tile]) -> tuple[int, ...]:
+    return tuple(sorted(t.index for t in tiles.elements()))
+
+
+def _melds_with(pool: Counter[Tile], first: Tile, rules) -> Iterator[tuple[Tile, ...]]:
+    """Valid melds drawn from ``pool`` that contain ``first`` (each multiset once)."""
+    rest = sorted((pool - Counter([first])).elements(), key=lambda t: t.index)
+    seen: set[tuple[int, ...]] = set()
+    for size in range(rules.min_meld_size - 1, len(rest) + 1):
+        for combo in combinations(rest, size):
+            key = tuple(t.index for t in combo)
+            if key in seen:
+                continue
+            seen.add(key)
+            meld = (first, *combo)
+            if is_valid_tiles(meld, rules):
+                yield meld
+
+
+def partitions(pool: Counter[Tile], required: Counter[Tile], rules) -> Iterator[list[tuple[Tile, ...]]]:
+    """Every list of valid melds from ``pool`` that uses all of ``required`` (and any other tiles)."""
+    if required:
+        first = min(required.elements(), key=lambda t: t.index)
+        for meld in _melds_with(pool, first, rules):
+            used = Counter(meld)
+            for rest in partitions(pool - used, required - used, rules):
+                yield [meld, *rest]
+        return
+    yield []
+    optional = sorted(pool.elements(), key=lambda t: t.index)
+    if not optional:
+        return
+    # Either the smallest tile starts a meld, or no copy of it is played beyond this point.
+    first = optional[0]
+    for meld in _melds_with(pool, first, rules):
+        for rest in partitions(pool - Counter(meld), Counter(), rules):
+            yield [meld, *rest]
+    without = Counter({t: n for t, n in pool.items() if t != first})
+    for rest in partitions(without, Counter(), rules):
+        if rest:
+            yield rest
+
+
+def rack_value(melds: list[tuple[Tile, ...]], played: Counter[Tile], rules) -> int:
+    """Points of the rack tiles played; a rack joker counts as what it stands for.
+
+    Jokers are interchangeable, so the played jokers are credited with the highest values
+    that any joker in the new table can stand for (over every interpretation of its meld).
+    """
+    numbered = sum(int(t.number or 0) * n for t, n in played.items() if not t.is_joker)
+    rack_jokers = played[JOKER]
+    if not rack_jokers:
+        return numbered
+    options = []
+    for meld in melds:
+        if JOKER not in meld:
+            options.append([()])
+            continue
+        real = Counter(t for t in meld if not t.is_joker)
+        per = []
+        for rep in interpretations(meld, rules):
+            stands_for = Counter(rep) - real
+            per.append(tuple(int(t.number or 0) for t in stands_for.elements()))
+        options.append(per)
+    best = 0
+    for choice in product(*options):
+        values = sorted((v for vs in choice for v in vs), reverse=True)
+        best = max(best, sum(values[:rack_jokers]))
+    return numbered + best
+
+
+def brute_optimum(position: Position) -> Optimum:
+    """The best tiles and value any legal move achieves (0, 0 when only drawing is legal)."""
+    rules = position.rules
+    table = Counter(position.table_tiles)
+    rack = Counter(position.rack)
+    if sum(table.values()) + sum(rack.values()) > MAX_TILES:
+        raise ValueError("brute force is only for tiny positions")
+    outcomes: set[tuple[int, int]] = {(0, 0)}
+    if position.initial_meld_done:
+        for melds in partitions(table + rack, table, rules):
+            played = Counter(t for m in melds for t in m) - table
+            if played:
+                outcomes.add((sum(played.values()), rack_value(melds, played, rules)))
+    else:
+        for melds in partitions(rack, Counter(), rules):
+            if not melds:
+                continue
+            if not rules.jokers_in_initial_meld and any(JOKER in m for m in melds):
+                continue
+            worth = _opening_worth(melds, rules)
+            if worth >= rules.initial_meld_threshold:
+                outcomes.add((sum(len(m) for m in melds), worth))
+    tiles = max(t for t, _ in outcomes)
+    value = max(v for _, v in outcomes)
+    return Optimum(
+        tiles=tiles,
+        value=value,
+        value_at_max_tiles=max(v for t, v in outcomes if t == tiles),
+        tiles_at_max_value=max(t for t, v in outcomes if v == value),
+    )
+
+
+def _opening_worth(melds: list[tuple[Tile, ...]], rules) -> int:
+    return sum(best_value(m, rules) for m in melds)
