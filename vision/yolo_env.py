@@ -6,7 +6,8 @@ Every vision module that touches ultralytics does ``from vision import yolo_env`
 * ``YOLO_OFFLINE=1`` - never reach the network (no hub, no telemetry, no version checks);
 * ``YOLO_AUTOINSTALL=0`` - never pip-install anything at run time;
 * ``YOLO_CONFIG_DIR`` - a writable settings dir of our own (default: ``<tmp>/rummikub-yolo``),
-  so ultralytics never writes into the user's home;
+  so ultralytics never writes into the user's home; a local DejaVu font is linked there as
+  ``Arial.ttf`` so ultralytics never tries to download its plotting font;
 * ``OMP_NUM_THREADS`` - ultralytics would force 1; we use :data:`THREADS` (env
   ``RUMMIKUB_THREADS``, default: the machine's core count, at most 8).
 
@@ -27,7 +28,33 @@ os.environ.setdefault("YOLO_OFFLINE", "1")
 os.environ.setdefault("YOLO_AUTOINSTALL", "0")
 os.environ.setdefault("YOLO_CONFIG_DIR", str(Path(tempfile.gettempdir()) / "rummikub-yolo"))
 os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
-Path(os.environ["YOLO_CONFIG_DIR"]).mkdir(parents=True, exist_ok=True)
+
+
+def _provide_local_font() -> None:
+    """Ultralytics looks for Arial.ttf in its settings dir and downloads it if absent; give it DejaVu Sans."""
+    settings_dir = Path(os.environ["YOLO_CONFIG_DIR"]) / "Ultralytics"
+    try:
+        settings_dir.mkdir(parents=True, exist_ok=True)
+        for name in ("Arial.ttf", "Arial.Unicode.ttf"):
+            target = settings_dir / name
+            if target.exists():
+                continue
+            for candidate in _FONT_CANDIDATES:
+                if candidate.is_file():
+                    target.symlink_to(candidate)
+                    break
+    except OSError:  # read-only or racing processes: ultralytics then just skips label plots
+        pass
+
+
+_FONT_CANDIDATES = [Path("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")]
+try:
+    import matplotlib
+
+    _FONT_CANDIDATES.append(Path(matplotlib.get_data_path()) / "fonts" / "ttf" / "DejaVuSans.ttf")
+except ImportError:  # pragma: no cover
+    pass
+_provide_local_font()
 
 
 def configure_threads(threads: int | None = None) -> int:

@@ -1,0 +1,331 @@
+"""Compose synthetic photos of Rummikub tables and racks with exact labels.
+
+API::
+
+    compose_scene(rng, width=None, height=None, kind=None) -> Scene
+    Scene(image, tiles: tuple[PlacedTile, ...], melds: tuple[tuple[int, ...], ...], kind)
+    PlacedTile(tile, corners, box, visible)
+    REAL_CLASS_NAMES, real_class_index(tile)   # the real dataset's 53-class order
+
+A scene is laid out on a flat "table plane" (melds of touching tiles in any orientation, loose
+tiles, overlaps, clutter; or a rack with one or two tiers) and then photographed: a homography
+gives perspective, zoom (tiles cut off at the borders) and the phone's rotation, and
+:func:`datasets.synth.camera.photograph` adds light, colour cast, blur and noise.
+
+Labels are exact: ``corners`` are the tile's four corners in image pixels in the tile's own
+upright order (top-left, top-right, bottom-right, bottom-left of the face as read), so a crop can
+be rectified; ``box`` is the corner polygon's extent clipped to the image; ``visible`` is the
+fraction of the tile not hidden by other tiles or the image border. Tiles less than
+``MIN_VISIBLE`` visible are not labelled. ``melds`` lists, per meld (table) or tier (rack), the
+indices of its labelled tiles in reading order; a loose tile is a one-tile meld.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from datasets.synth.backgrounds import add_clutter, background
+from datasets.synth.camera import photograph
+from datasets.synth.tiles import render_tile
+from solver.tiles import ALL_NUMBERED, JOKER, Colour, Tile
+
+__all__ = [
+    "Scene",
+    "PlacedTile",
+    "compose_scene",
+    "random_meld",
+    "REAL_CLASS_NAMES",
+    "real_class_index",
+    "MIN_VISIBLE",
+    "SCENE_KINDS",
+]
+
+#: The real dataset's class names in its data.yaml order (Roboflow sorts names alphabetically).
+REAL_CLASS_NAMES: tuple[str, ...] = tuple(
+    sorted([f"{c.value}_{n}" for c in Colour for n in range(1, 14)] + ["joker"])
+)
+_REAL_INDEX = {name: i for i, name in enumerate(REAL_CLASS_NAMES)}
+
+MIN_VISIBLE = 0.3
+SCENE_KINDS = ("table", "rack")
+_SIZES = ((960, 720), (720, 960), (800, 800), (1024, 576), (576, 1024), (640, 480), (480, 640))
+
+
+def real_class_index(tile: Tile) -> int:
+    """Index of ``tile`` in the real dataset's 53 classes (``black_1, black_10, ...``)."""
+    name = "joker" if tile.is_joker else f"{tile.colour.value}_{tile.number}"  # type: ignore[union-attr]
+    return _REAL_INDEX[name]
+
+
+@dataclass(frozen=True, eq=False)
+class PlacedTile:
+    tile: Tile
+    corners: np.ndarray  # (4, 2) float32: upright face's TL, TR, BR, BL in image pixels
+    box: tuple[float, float, float, float]  # x1, y1, x2, y2 in image pixels, clipped
+    visible: float
+
+
+@dataclass(frozen=True, eq=False)
+class Scene:
+    image: np.ndarray  # BGR uint8
+    tiles: tuple[PlacedTile, ...]
+    melds: tuple[tuple[int, ...], ...]
+    kind: str
+
+
+@dataclass
+class _Placement:
+    patch: np.ndarray  # BGRA tile image, upright
+    matrix: np.ndarray  # 2x3 affine: patch pixels -> plane pixels
+    tile: Tile
+    group: int  # meld/tier id, in paint order
+
+
+def random_meld(rng: np.random.Generator, joker_rate: float = 0.12) -> list[Tile]:
+    """A valid run or group, in reading order, sometimes with a joker standing in."""
+    if rng.random() < 0.55:
+        length = int(rng.choice([3, 3, 3, 4, 4, 5, 6, 7, 9, 13][: 10]))
+        start = int(rng.integers(1, 15 - length))
+        colour = list(Colour)[int(rng.integers(0, 4))]
+        tiles = [Tile(colour, n) for n in range(start, start + length)]
+    else:
+        number = int(rng.integers(1, 14))
+        colours = list(rng.permutation(list(Colour)))[: int(rng.integers(3, 5))]
+        tiles = [Tile(c, number) for c in colours]
+    if rng.random() < joker_rate:
+        tiles[int(rng.integers(0, len(tiles)))] = JOKER
+    return tiles
+
+
+def _random_tile(rng: np.random.Generator) -> Tile:
+    index = int(rng.integers(0, 53))
+    return JOKER if index == 52 else ALL_NUMBERED[index]
+
+
+def _rotation(theta_deg: float, cx: float, cy: float, px: float, py: float) -> np.ndarray:
+    """Affine that maps patch point (px, py) to plane (cx, cy), rotating by ``theta_deg`` clockwise."""
+    t = np.deg2rad(theta_deg)
+    c, s = np.cos(t), np.sin(t)
+    rot = np.array([[c, -s], [s, c]], np.float32)
+    offset = np.array([cx, cy], np.float32) - rot @ np.array([px, py], np.float32)
+    return np.hstack([rot, offset[:, None]]).astype(np.float32)
+
+
+def _patch_corners(patch: np.ndarray) -> np.ndarray:
+    h, w = patch.shape[:2]
+    return np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+
+
+def _apply_affine(matrix: np.ndarray, points: np.ndarray) -> np.ndarray:
+    return points @ matrix[:, :2].T + matrix[:, 2]
+
+
+def _meld_angle(rng: np.random.Generator, style: str) -> float:
+    if style == "any":
+        return float(rng.uniform(0, 360))
+    base = float(rng.choice([0, 180, 90, 270], p=[0.55, 0.25, 0.1, 0.1]))
+    return base + float(rng.normal(0, 6 if style == "tidy" else 20))
+
+
+def _table_layout(rng: np.random.Generator, wp: int, hp: int) -> list[_Placement]:
+    tile_h = float(np.exp(rng.uniform(np.log(20), np.log(150))))
+    style = str(rng.choice(["tidy", "messy", "any"], p=[0.5, 0.3, 0.2]))
+    occupancy = np.zeros((hp // 4 + 1, wp // 4 + 1), np.uint8)
+    placements: list[_Placement] = []
+    capacity = wp * hp / (tile_h * tile_h * 0.7)
+    target_tiles = int(min(110, capacity * rng.uniform(0.1, 0.45))) + 1
+    placed_tiles = 0
+    group = 0
+    attempts = 0
+    while placed_tiles < target_tiles and attempts < 60:
+        attempts += 1
+        loose = rng.random() < 0.2
+        tiles = [_random_tile(rng)] if loose else random_meld(rng)
+        height = tile_h * rng.uniform(0.95, 1.05)
+        patches = [render_tile(t, rng, max(8, int(round(height)))) for t in tiles]
+        gaps = [0.0] + [
+            float(rng.choice([0.0, rng.uniform(0, 0.04), rng.uniform(0.04, 0.15)], p=[0.5, 0.4, 0.1])) * height
+            for _ in tiles[1:]
+        ]
+        widths = [p.shape[1] for p in patches]
+        offsets = np.cumsum(np.array(gaps) + np.array([0] + widths[:-1], np.float32))
+        length = offsets[-1] + widths[-1]
+        angle = float(rng.uniform(0, 360)) if loose else _meld_angle(rng, style)
+        margin = height * float(rng.choice([0.05, rng.uniform(0.2, 0.8)], p=[0.25, 0.75]))
+        cx, cy = rng.uniform(-0.05, 1.05) * wp, rng.uniform(-0.05, 1.05) * hp
+        rect = cv2.boxPoints(((cx, cy), (length + 2 * margin, height + 2 * margin), angle)).astype(np.float32)
+        footprint = np.zeros_like(occupancy)
+        cv2.fillConvexPoly(footprint, np.round(rect / 4).astype(np.int32), 1)
+        overlap_ok = rng.random() < 0.08
+        if not overlap_ok and np.any(footprint & occupancy):
+            continue
+        cv2.fillConvexPoly(
+            occupancy, np.round(cv2.boxPoints(((cx, cy), (length, height), angle)) / 4).astype(np.int32), 1
+        )
+        for patch, tile, offset in zip(patches, tiles, offsets):
+            # Tile centre in the meld's frame: along x from the meld's left end.
+            local_x = offset + patch.shape[1] / 2 - length / 2
+            t = np.deg2rad(angle)
+            tx, ty = cx + local_x * np.cos(t), cy + local_x * np.sin(t)
+            jitter = float(rng.normal(0, 1.5)) if style != "any" else 0.0
+            matrix = _rotation(angle + jitter, tx, ty, patch.shape[1] / 2, patch.shape[0] / 2)
+            placements.append(_Placement(patch, matrix, tile, group))
+        placed_tiles += len(tiles)
+        group += 1
+    return placements
+
+
+def _rack_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray) -> list[_Placement]:
+    tiers = 1 if rng.random() < 0.4 else 2
+    per_tier = [int(rng.integers(3, 19)) for _ in range(tiers)]
+    tile_h = min(hp / (tiers * 1.6 + 0.6), wp / (max(per_tier) * 0.8 + 1)) * rng.uniform(0.5, 0.95)
+    tile_w = tile_h * 0.7
+    rack_w = min(wp * 0.98, max(per_tier) * tile_w * rng.uniform(1.05, 1.5) + tile_w)
+    x0 = rng.uniform(0.01 * wp, wp - rack_w)
+    tier_pitch = tile_h * rng.uniform(1.3, 1.5)
+    y0 = rng.uniform(0.1 * hp, max(0.1 * hp + 1, hp - tiers * tier_pitch - 0.3 * tile_h))
+    body = tuple(float(c) for c in rng.uniform(10, 120, 3)) if rng.random() < 0.6 else tuple([float(rng.uniform(15, 60))] * 3)
+    top = int(y0 - 0.3 * tile_h)
+    cv2.rectangle(canvas, (int(x0), top), (int(x0 + rack_w), int(y0 + tiers * tier_pitch)), body, -1, cv2.LINE_AA)
+    placements: list[_Placement] = []
+    for tier in range(tiers):
+        base_y = y0 + tier * tier_pitch + tile_h
+        ledge = tuple(min(255.0, c * rng.uniform(1.1, 1.6) + 10) for c in body)
+        cv2.rectangle(canvas, (int(x0), int(base_y)), (int(x0 + rack_w), int(base_y + 0.28 * tile_h)), ledge, -1, cv2.LINE_AA)
+        cv2.line(canvas, (int(x0), int(base_y)), (int(x0 + rack_w), int(base_y)), tuple(min(255.0, c + 40) for c in ledge), 1, cv2.LINE_AA)
+        x = x0 + rng.uniform(0.1, 0.5) * tile_w
+        for _ in range(per_tier[tier]):
+            tile = _random_tile(rng)
+            patch = render_tile(tile, rng, max(8, int(round(tile_h * rng.uniform(0.97, 1.03)))))
+            pw, ph = patch.shape[1], patch.shape[0]
+            if x + pw > x0 + rack_w:
+                break
+            matrix = _rotation(float(rng.normal(0, 1.0)), x + pw / 2, base_y - ph / 2, pw / 2, ph / 2)
+            placements.append(_Placement(patch, matrix, tile, tier))
+            gap = float(rng.choice([0.0, rng.uniform(0, 0.05), rng.uniform(0.3, 1.5)], p=[0.5, 0.4, 0.1]))
+            x += pw + gap * pw
+    return placements
+
+
+def _paint(canvas: np.ndarray, placements: list[_Placement], rng: np.random.Generator) -> np.ndarray:
+    """Paint shadows then tiles onto ``canvas``; return the id map (0 = no tile, i+1 = placement i)."""
+    h, w = canvas.shape[:2]
+    ids = np.zeros((h, w), np.uint16)
+    shadow = np.zeros((h, w), np.float32)
+    windows: list[tuple[np.ndarray, int, int, int, int]] = []
+    light = rng.normal(0, 1, 2)
+    light = light / max(np.linalg.norm(light), 1e-6)
+    for index, placement in enumerate(placements):
+        corners = _apply_affine(placement.matrix, _patch_corners(placement.patch))
+        x1, y1 = np.floor(corners.min(axis=0)).astype(int) - 1
+        x2, y2 = np.ceil(corners.max(axis=0)).astype(int) + 1
+        xa, ya, xb, yb = max(0, x1), max(0, y1), min(w, x2), min(h, y2)
+        if xb <= xa or yb <= ya:
+            continue
+        local = placement.matrix.copy()
+        local[:, 2] -= (xa, ya)
+        warped = cv2.warpAffine(placement.patch, local, (xb - xa, yb - ya), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0, 0))
+        placement_alpha = warped[..., 3:].astype(np.float32) / 255.0
+        size = placement.patch.shape[0]
+        dx, dy = (light * size * 0.08).astype(int)
+        sx1, sy1, sx2, sy2 = xa + dx, ya + dy, xb + dx, yb + dy
+        cxa, cya, cxb, cyb = max(0, sx1), max(0, sy1), min(w, sx2), min(h, sy2)
+        if cxb > cxa and cyb > cya:
+            shadow[cya:cyb, cxa:cxb] = np.maximum(
+                shadow[cya:cyb, cxa:cxb], placement_alpha[cya - sy1 : cyb - sy1, cxa - sx1 : cxb - sx1, 0]
+            )
+        windows.append((warped, xa, ya, xb, yb))
+        cv2.fillConvexPoly(ids, np.round(corners).astype(np.int32), index + 1)
+    blur = max(1.0, float(np.median([p.patch.shape[0] for p in placements])) * 0.08) if placements else 1.0
+    shadow = cv2.GaussianBlur(shadow, (0, 0), sigmaX=blur) * rng.uniform(0.25, 0.6)
+    canvas[:] = np.clip(canvas.astype(np.float32) * (1 - shadow[..., None]), 0, 255).astype(np.uint8)
+    for warped, xa, ya, xb, yb in windows:
+        alpha = warped[..., 3:].astype(np.float32) / 255.0
+        region = canvas[ya:yb, xa:xb].astype(np.float32)
+        canvas[ya:yb, xa:xb] = (region * (1 - alpha) + warped[..., :3] * alpha).astype(np.uint8)
+    return ids
+
+
+def _camera(rng: np.random.Generator, wp: int, hp: int, wo: int, ho: int, kind: str, quarter: int) -> np.ndarray:
+    """Homography from the plane to the photo: zoom, tilt (perspective), rotation, shift."""
+    zoom = rng.uniform(0.85, 1.25)
+    squeeze = rng.uniform(0.7, 1.0) if kind == "table" else rng.uniform(0.75, 1.0)
+    top = rng.uniform(0.65, 1.0) if rng.random() < 0.7 else 1.0
+    # Unrotated frame has the plane's aspect; quarter turns map it onto the photo.
+    fw, fh = (wo, ho) if quarter % 2 == 0 else (ho, wo)
+    half_w, half_h = fw * zoom / 2, fh * zoom * squeeze / 2
+    dst = np.array(
+        [[-half_w * top, -half_h], [half_w * top, -half_h], [half_w, half_h], [-half_w, half_h]], np.float32
+    )
+    if rng.random() < 0.5:  # the near (wider) edge may be the top: photographed from the other side
+        dst = np.array([[-half_w, -half_h], [half_w, -half_h], [half_w * top, half_h], [-half_w * top, half_h]], np.float32)
+    angle = np.deg2rad(90 * quarter + rng.normal(0, 4 if kind == "rack" else 8))
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
+    shift = np.array([wo / 2 + rng.normal(0, wo * 0.04), ho / 2 + rng.normal(0, ho * 0.04)], np.float32)
+    dst = dst @ rot.T + shift
+    src = np.array([[0, 0], [wp, 0], [wp, hp], [0, hp]], np.float32)
+    return cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+
+
+def compose_scene(
+    rng: np.random.Generator, width: int | None = None, height: int | None = None, kind: str | None = None
+) -> Scene:
+    """Render one labelled photo. Same ``rng`` state, same scene."""
+    if kind is None:
+        kind = "table" if rng.random() < 0.75 else "rack"
+    if kind not in SCENE_KINDS:
+        raise ValueError(f"unknown scene kind {kind!r}; choose from {', '.join(SCENE_KINDS)}")
+    if width is None or height is None:
+        width, height = _SIZES[int(rng.integers(0, len(_SIZES)))]
+    quarter = int(rng.choice([0, 1, 2, 3], p=[0.7, 0.1, 0.1, 0.1]))
+    wp, hp = (width, height) if quarter % 2 == 0 else (height, width)
+    canvas = background(rng, wp, hp)
+    add_clutter(canvas, rng, int(rng.integers(0, 5)))
+    if kind == "table":
+        placements = _table_layout(rng, wp, hp)
+    else:
+        placements = _rack_layout(rng, wp, hp, canvas)
+        if rng.random() < 0.3:  # a few tiles lying on the table in front
+            extra = _table_layout(rng, wp, hp)[: int(rng.integers(1, 6))]
+            for p in extra:
+                p.group += 1000
+            placements += extra
+    bare = canvas.copy()  # the table without tiles, to fill what the camera sees beyond the plane
+    corners_plane = [_apply_affine(p.matrix, _patch_corners(p.patch)) for p in placements]
+    groups = [p.group for p in placements]
+    tiles = [p.tile for p in placements]
+    ids = _paint(canvas, placements, rng)
+
+    homography = _camera(rng, wp, hp, width, height, kind, quarter)
+    image = cv2.warpPerspective(canvas, homography, (width, height), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0))
+    covered = cv2.warpPerspective(np.ones((hp, wp), np.uint8), homography, (width, height), flags=cv2.INTER_NEAREST)
+    beyond = cv2.warpPerspective(bare, homography, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    image = np.where(covered[..., None] > 0, image, beyond)
+    id_image = cv2.warpPerspective(ids, homography, (width, height), flags=cv2.INTER_NEAREST, borderValue=0)
+    counts = np.bincount(id_image.ravel(), minlength=len(placements) + 1)
+    image = photograph(image, rng)
+
+    placed: list[PlacedTile] = []
+    index_of: dict[int, int] = {}
+    for i, corners in enumerate(corners_plane):
+        projected = cv2.perspectiveTransform(corners[None], homography)[0]
+        area = abs(cv2.contourArea(projected))
+        if area <= 1:
+            continue
+        visible = float(min(1.0, counts[i + 1] / area))
+        if visible < MIN_VISIBLE:
+            continue
+        x1, y1 = np.clip(projected.min(axis=0), 0, (width, height))
+        x2, y2 = np.clip(projected.max(axis=0), 0, (width, height))
+        if x2 - x1 < 3 or y2 - y1 < 3:
+            continue
+        index_of[i] = len(placed)
+        placed.append(PlacedTile(tiles[i], projected.astype(np.float32), (float(x1), float(y1), float(x2), float(y2)), visible))
+    melds: dict[int, list[int]] = {}
+    for i, group in enumerate(groups):
+        if i in index_of:
+            melds.setdefault(group, []).append(index_of[i])
+    return Scene(image, tuple(placed), tuple(tuple(m) for m in melds.values()), kind)

@@ -1,0 +1,107 @@
+"""Write synthetic scenes to disk as a YOLO dataset (one class, ``tile``) plus per-tile identities.
+
+Layout of ``out``::
+
+    images/synth_000123.jpg
+    labels/synth_000123.txt        # YOLO boxes, class 0 = tile       (stage 1, the detector)
+    labels_tiles/synth_000123.txt  # YOLO boxes, 53 classes in the real set's data.yaml order
+    meta/synth_000123.json         # kind, melds, and per tile: name, class, corners, box, visible
+    data.yaml                      # ultralytics dataset file for the one-class detector
+
+Image ``i`` is drawn from ``numpy.random.default_rng([seed, i])``, so any subset of a dataset can
+be regenerated exactly, whatever the number of worker processes.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from datasets.synth.scenes import REAL_CLASS_NAMES, Scene, compose_scene, real_class_index
+
+__all__ = ["write_dataset", "write_scene", "scene_name"]
+
+
+def scene_name(index: int) -> str:
+    return f"synth_{index:06d}"
+
+
+def _yolo_line(cls: int, box: tuple[float, float, float, float], width: int, height: int) -> str:
+    x1, y1, x2, y2 = box
+    return f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
+
+
+def write_scene(scene: Scene, out: Path, name: str, jpeg_quality: int) -> None:
+    """Save one scene's image and its three label files under ``out``."""
+    height, width = scene.image.shape[:2]
+    ok, encoded = cv2.imencode(".jpg", scene.image, [cv2.IMWRITE_JPEG_QUALITY, int(jpeg_quality)])
+    if not ok:  # pragma: no cover - OpenCV always encodes a BGR uint8 array
+        raise RuntimeError(f"could not encode {name} as JPEG")
+    (out / "images" / f"{name}.jpg").write_bytes(encoded.tobytes())
+    boxes = [_yolo_line(0, t.box, width, height) for t in scene.tiles]
+    (out / "labels" / f"{name}.txt").write_text("\n".join(boxes) + ("\n" if boxes else ""))
+    tiles = [_yolo_line(real_class_index(t.tile), t.box, width, height) for t in scene.tiles]
+    (out / "labels_tiles" / f"{name}.txt").write_text("\n".join(tiles) + ("\n" if tiles else ""))
+    meta = {
+        "image": f"images/{name}.jpg",
+        "width": width,
+        "height": height,
+        "kind": scene.kind,
+        "melds": [list(m) for m in scene.melds],
+        "tiles": [
+            {
+                "name": t.tile.name,
+                "index": t.tile.index,
+                "real_class": real_class_index(t.tile),
+                "corners": np.round(t.corners, 2).tolist(),
+                "box": [round(v, 2) for v in t.box],
+                "visible": round(t.visible, 3),
+            }
+            for t in scene.tiles
+        ],
+    }
+    (out / "meta" / f"{name}.json").write_text(json.dumps(meta))
+
+
+def _make(args: tuple[Path, int, int]) -> int:
+    out, seed, index = args
+    rng = np.random.default_rng([seed, index])
+    scene = compose_scene(rng)
+    write_scene(scene, out, scene_name(index), int(rng.integers(35, 96)))
+    return len(scene.tiles)
+
+
+def write_dataset(out: Path, count: int, seed: int, workers: int = 1, start: int = 0, progress: bool = True) -> int:
+    """Write images ``start .. start+count-1``; return the number of labelled tiles."""
+    if count < 0 or start < 0:
+        raise ValueError("count and start must not be negative")
+    out = Path(out)
+    for sub in ("images", "labels", "labels_tiles", "meta"):
+        (out / sub).mkdir(parents=True, exist_ok=True)
+    (out / "data.yaml").write_text(
+        "# Synthetic Rummikub photos (datasets/synth). One class for the tile detector;\n"
+        "# labels_tiles/ holds the same boxes with the real set's 53 classes:\n"
+        f"# {', '.join(REAL_CLASS_NAMES)}\n"
+        f"path: {out.resolve()}\ntrain: images\nval: images\nnc: 1\nnames: ['tile']\n"
+    )
+    jobs = [(out, seed, i) for i in range(start, start + count)]
+    total = 0
+    if workers <= 1:
+        results = map(_make, jobs)
+        pool = None
+    else:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        results = pool.map(_make, jobs, chunksize=4)
+    try:
+        for done, n_tiles in enumerate(results, 1):
+            total += n_tiles
+            if progress and (done % 50 == 0 or done == count):
+                print(f"{done}/{count} images, {total} tiles", flush=True)
+    finally:
+        if pool is not None:
+            pool.shutdown()
+    return total

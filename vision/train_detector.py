@@ -1,0 +1,200 @@
+"""Train the one-class tile detector: real photos (classes collapsed to ``tile``) plus synthetic scenes.
+
+``python -m vision.train detector [--config datasets/configs/detector.yaml] [--work DIR]
+[--epochs N] [--imgsz N] [--export models/detector.pt]``
+
+Steps, all reproducible from the config file and its seeds:
+
+1. :func:`prepare_real` links the real photos into ``<work>/real/{train,valid}/images`` and writes
+   one-class YOLO labels next to them (a polygon's extent is its box). Nothing is copied into git.
+2. The synthetic set is generated into ``<work>/synthetic`` if it is missing or short.
+3. Ultralytics trains the model built from the config's ``model`` yaml on CPU (by default),
+   validating every epoch on the real validation photos; ``last.pt``/``best.pt`` are kept in
+   ``<work>/run/weights``. ``--export`` copies ``best.pt`` to the shipped location.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from vision import yolo_env
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_CONFIG = REPO_ROOT / "datasets" / "configs" / "detector.yaml"
+DEFAULT_REAL = REPO_ROOT.parent / "shared" / "datasets" / "rummikub-real"
+
+__all__ = ["prepare_real", "polygon_line_to_box", "build_data_yaml", "train", "main", "TrainingConfigError"]
+
+
+class TrainingConfigError(ValueError):
+    """The training config or the data it points to is unusable."""
+
+
+@dataclass(frozen=True)
+class PreparedData:
+    data_yaml: Path
+    train_images: int
+    val_images: int
+
+
+def polygon_line_to_box(line: str) -> tuple[float, float, float, float] | None:
+    """Normalised ``cx cy w h`` of a YOLO label line (box or polygon); ``None`` for a blank line."""
+    values = line.split()
+    if not values:
+        return None
+    coords = [float(v) for v in values[1:]]
+    if len(coords) == 4:
+        return coords[0], coords[1], coords[2], coords[3]
+    if len(coords) < 6 or len(coords) % 2:
+        raise TrainingConfigError(f"malformed label line: {line.strip()[:80]!r}")
+    xs, ys = coords[0::2], coords[1::2]
+    x1, x2 = max(0.0, min(xs)), min(1.0, max(xs))
+    y1, y2 = max(0.0, min(ys)), min(1.0, max(ys))
+    return (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1
+
+
+def prepare_real(real_root: Path, out: Path) -> dict[str, int]:
+    """Link the real photos into ``out/<split>/images`` with one-class labels; return images per split."""
+    counts: dict[str, int] = {}
+    for split in ("train", "valid"):
+        source = real_root / split / "images"
+        if not source.is_dir():
+            raise TrainingConfigError(f"real dataset split not found: {source} (see datasets/README.md)")
+        images_out, labels_out = out / split / "images", out / split / "labels"
+        images_out.mkdir(parents=True, exist_ok=True)
+        labels_out.mkdir(parents=True, exist_ok=True)
+        n = 0
+        for image in sorted(source.iterdir()):
+            if image.suffix.lower() not in {".jpg", ".jpeg", ".png"}:
+                continue
+            link = images_out / image.name
+            if not link.exists():
+                link.symlink_to(image.resolve())
+            label_in = real_root / split / "labels" / f"{image.stem}.txt"
+            lines = label_in.read_text().splitlines() if label_in.exists() else []
+            boxes = [b for b in (polygon_line_to_box(line) for line in lines) if b is not None]
+            (labels_out / f"{image.stem}.txt").write_text(
+                "".join(f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for cx, cy, w, h in boxes if w > 0 and h > 0)
+            )
+            n += 1
+        counts[split] = n
+    return counts
+
+
+def _resolve(path: str | Path | None, base: Path) -> Path | None:
+    if path is None:
+        return None
+    path = Path(path)
+    return path if path.is_absolute() else (base / path).resolve()
+
+
+def build_data_yaml(config: dict[str, Any], work: Path) -> PreparedData:
+    """Prepare real and synthetic data as the config says; write ``<work>/data.yaml``."""
+    train_dirs: list[str] = []
+    val_dirs: list[str] = []
+    real = _resolve(config.get("real"), REPO_ROOT)
+    counts = {"train": 0, "valid": 0}
+    if real is not None:
+        counts = prepare_real(real, work / "real")
+        train_dirs.append(str(work / "real" / "train" / "images"))
+        val_dirs.append(str(work / "real" / "valid" / "images"))
+    synthetic = config.get("synthetic") or {}
+    n_synth = int(synthetic.get("count", 0))
+    if n_synth > 0:
+        from datasets.synth.writer import write_dataset
+
+        synth_dir = _resolve(synthetic.get("dir"), REPO_ROOT) or work / "synthetic"
+        have = len(list((synth_dir / "images").glob("*.jpg"))) if (synth_dir / "images").is_dir() else 0
+        if have < n_synth:
+            print(f"generating synthetic images {have}..{n_synth - 1} into {synth_dir}", flush=True)
+            write_dataset(synth_dir, n_synth - have, int(synthetic.get("seed", 0)), workers=yolo_env.THREADS, start=have)
+        train_dirs.append(str(synth_dir / "images"))
+        if not val_dirs:  # no real data: validate on the synthetic set (smoke runs)
+            val_dirs.append(str(synth_dir / "images"))
+    if not train_dirs:
+        raise TrainingConfigError("the config names no training data (set `real` or `synthetic.count`)")
+    data_yaml = work / "data.yaml"
+    work.mkdir(parents=True, exist_ok=True)
+    data_yaml.write_text(yaml.safe_dump({"train": train_dirs, "val": val_dirs, "nc": 1, "names": ["tile"]}))
+    return PreparedData(data_yaml, counts["train"] + n_synth, counts["valid"])
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    try:
+        config = yaml.safe_load(Path(path).read_text())
+    except FileNotFoundError as exc:
+        raise TrainingConfigError(f"config not found: {path}") from exc
+    if not isinstance(config, dict) or "model" not in config:
+        raise TrainingConfigError(f"{path}: expected a mapping with at least `model`")
+    return config
+
+
+def train(config: dict[str, Any], work: Path, device: str = "cpu", **overrides: Any) -> Path:
+    """Train as configured; return the path of the best checkpoint."""
+    yolo_env.configure_threads()
+    from ultralytics import YOLO
+
+    work = Path(work).resolve()
+    prepared = build_data_yaml(config, work)
+    print(f"training on {prepared.train_images} images, validating on {prepared.val_images} real photos", flush=True)
+    args = dict(config.get("train") or {})
+    args.update({k: v for k, v in overrides.items() if v is not None})
+    model = YOLO(str(config["model"]))
+    model.train(
+        data=str(prepared.data_yaml),
+        device=device,
+        project=str(work),
+        name="run",
+        exist_ok=True,
+        plots=False,
+        amp=False,
+        verbose=True,
+        **args,
+    )
+    best = work / "run" / "weights" / "best.pt"
+    if not best.exists():
+        raise TrainingConfigError(f"training finished without {best}")
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m vision.train detector", description=__doc__.split("\n")[0])
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
+    parser.add_argument("--work", type=Path, default=REPO_ROOT / "data" / "detector", help="data and run dir (outside git)")
+    parser.add_argument("--real", type=Path, help="real dataset root (overrides the config)")
+    parser.add_argument("--no-real", action="store_true", help="train on synthetic data only")
+    parser.add_argument("--synthetic-count", type=int, help="number of synthetic images (overrides the config)")
+    parser.add_argument("--epochs", type=int)
+    parser.add_argument("--imgsz", type=int)
+    parser.add_argument("--batch", type=int)
+    parser.add_argument("--time", type=float, help="wall-clock budget in hours (ultralytics fits the epochs to it)")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--export", type=Path, help="copy the best checkpoint here, e.g. models/detector.pt")
+    args = parser.parse_args(argv)
+    try:
+        config = load_config(args.config)
+        if args.real is not None:
+            config["real"] = str(args.real)
+        if args.no_real:
+            config["real"] = None
+        if args.synthetic_count is not None:
+            config["synthetic"] = {**(config.get("synthetic") or {}), "count": args.synthetic_count}
+        best = train(
+            config, args.work, device=args.device, epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, time=args.time
+        )
+    except TrainingConfigError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"best checkpoint: {best}")
+    if args.export is not None:
+        args.export.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(best, args.export)
+        print(f"exported to {args.export}")
+    return 0
