@@ -1,0 +1,273 @@
+"""Widgets the pages share: tiles drawn as tiles, the photo input, the reading editor.
+
+Tiles are HTML chips coloured like the real ink, so a player compares the screen with the
+table at a glance. Every label goes through :func:`solver.i18n.tr`; every string put into
+HTML is escaped.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import streamlit as st
+
+from solver.i18n import tile_label, tr
+from solver.melds import Problem
+from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_tiles
+
+from .editing import NEW_MELD, RACK_ROW, Chip, EditError, Layout, Place, add_tiles, change_tile, move_tile, remove_tile
+
+PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
+ALL_TILES: tuple[Tile, ...] = ALL_NUMBERED + (JOKER,)
+
+_CSS = """
+<style>
+.rk-row{display:flex;flex-wrap:wrap;align-items:center;gap:.3rem;margin:.25rem 0 .6rem 0}
+.rk-label{min-width:4.2rem;font-size:.85rem;color:#666}
+.rk-tile{position:relative;display:inline-flex;flex-direction:column;align-items:center;justify-content:center;
+ width:2.3rem;height:3.1rem;border-radius:.4rem;background:#fbf6e9;border:1px solid #cbbf9f;
+ box-shadow:0 2px 0 #b9ab86;font:700 1.35rem/1 system-ui,sans-serif}
+.rk-tile small{font-size:.55rem;font-weight:600;color:#555}
+.rk-black{color:#1b1b1b}.rk-blue{color:#1460c8}.rk-orange{color:#e27100}.rk-red{color:#d0182b}
+.rk-joker{color:#d0182b}
+.rk-uncertain{outline:3px dashed #f2a100;outline-offset:1px}
+.rk-uncertain::after{content:"?";position:absolute;top:-.45rem;right:-.4rem;background:#f2a100;color:#fff;
+ border-radius:50%;width:1rem;height:1rem;font-size:.7rem;line-height:1rem;text-align:center}
+.rk-corrected{outline:3px solid #4b7bec;outline-offset:1px}
+.rk-edited::after{content:"✎";position:absolute;top:-.45rem;right:-.4rem;background:#2e7d32;color:#fff;
+ border-radius:50%;width:1rem;height:1rem;font-size:.65rem;line-height:1rem;text-align:center}
+.rk-played{background:#dff5e1;outline:3px solid #2e9d44;outline-offset:1px}
+.rk-moved{outline:3px dashed #8e44ad;outline-offset:1px}
+.rk-same{opacity:.55}
+.rk-bad{border-left:4px solid #d0182b;padding-left:.4rem}
+</style>
+"""
+
+
+def inject_css() -> None:
+    st.markdown(_CSS, unsafe_allow_html=True)
+
+
+@dataclass(frozen=True)
+class ChipStyle:
+    """How one tile is highlighted; ``stands_for`` is what a joker represents."""
+
+    uncertain: bool = False
+    corrected: bool = False
+    edited: bool = False
+    played: bool = False
+    moved: bool = False
+    stands_for: Tile | None = None
+
+
+def chip_html(tile: Tile, lang: str, style: ChipStyle = ChipStyle(), note: str = "") -> str:
+    colour = "joker" if tile.is_joker else tile.colour.value  # type: ignore[union-attr]
+    classes = ["rk-tile", f"rk-{colour}"]
+    for flag in ("uncertain", "corrected", "edited", "played", "moved"):
+        if getattr(style, flag):
+            classes.append(f"rk-{flag}")
+    face = "☺" if tile.is_joker else str(tile.number)
+    title = tile_label(tile, lang)
+    sub = ""
+    if style.stands_for is not None:
+        sub = f"<small>={html.escape(style.stands_for.short)}</small>"
+        title = tr("joker ({tile})", lang, tile=tile_label(style.stands_for, lang))
+    if note:
+        title = f"{title} — {note}"
+    return (
+        f'<span class="{" ".join(classes)}" title="{html.escape(title)}" role="img" '
+        f'aria-label="{html.escape(title)}">{face}{sub}</span>'
+    )
+
+
+def row_html(label: str, chips: Sequence[str], bad: bool = False) -> str:
+    klass = "rk-row rk-bad" if bad else "rk-row"
+    return f'<div class="{klass}"><span class="rk-label">{html.escape(label)}</span>{"".join(chips)}</div>'
+
+
+def show_html(fragment: str) -> None:
+    st.markdown(fragment, unsafe_allow_html=True)
+
+
+def chip_note(chip: Chip, lang: str) -> str:
+    """Why a chip is highlighted, for its tooltip and the list of doubts."""
+    notes = []
+    if chip.uncertain:
+        notes.append(tr("unsure", lang))
+    if chip.corrected:
+        notes.append(tr("corrected by the rules", lang))
+    if chip.edited:
+        notes.append(tr("set by you", lang))
+    if chip.alternatives and (chip.uncertain or chip.corrected):
+        notes.append(tr("maybe: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in chip.alternatives)))
+    return "; ".join(notes)
+
+
+def reading_chip_html(chip: Chip, lang: str) -> str:
+    style = ChipStyle(uncertain=chip.uncertain, corrected=chip.corrected, edited=chip.edited)
+    return chip_html(chip.tile, lang, style, chip_note(chip, lang))
+
+
+def legend(lang: str, kinds: Sequence[str]) -> None:
+    """A one-line key to the highlights used on this screen."""
+    samples = {
+        "uncertain": (ChipStyle(uncertain=True), tr("unsure: check it", lang)),
+        "corrected": (ChipStyle(corrected=True), tr("corrected by the rules", lang)),
+        "edited": (ChipStyle(edited=True), tr("set by you", lang)),
+        "played": (ChipStyle(played=True), tr("from your rack", lang)),
+        "moved": (ChipStyle(moved=True), tr("moved on the table", lang)),
+    }
+    parts = []
+    for kind in kinds:
+        style, text = samples[kind]
+        parts.append(f'{chip_html(Tile.from_index(6), lang, style)}<span class="rk-label">{html.escape(text)}</span>')
+    show_html(f'<div class="rk-row">{"".join(parts)}</div>')
+
+
+def problem_text(problem: Problem, lang: str) -> str:
+    """Why a meld is invalid, in words."""
+    texts = {
+        Problem.TOO_FEW_TILES: tr("a meld needs at least 3 tiles", lang),
+        Problem.ONLY_JOKERS: tr("a meld needs at least one tile that is not a joker", lang),
+        Problem.MIXED: tr("neither a run (one colour) nor a group (one number)", lang),
+        Problem.RUN_TOO_LONG: tr("a run has at most 13 tiles", lang),
+        Problem.RUN_DUPLICATE_NUMBER: tr("a run cannot hold the same number twice", lang),
+        Problem.RUN_GAP: tr("the run has a gap that its jokers cannot fill", lang),
+        Problem.RUN_OFF_THE_END: tr("the run would go below 1 or above 13", lang),
+        Problem.GROUP_REPEATED_COLOUR: tr("a group cannot hold the same colour twice", lang),
+        Problem.GROUP_TOO_BIG: tr("a group has at most 4 tiles", lang),
+    }
+    return texts.get(problem, problem.value)
+
+
+def notation_error_text(err: NotationError, lang: str) -> str:
+    return tr("cannot read tile {token!r} ({reason})", lang, token=err.token, reason=tr(err.reason, lang))
+
+
+# --- inputs ----------------------------------------------------------------------------------
+
+
+def photo_input(label: str, key: str, lang: str) -> bytes | None:
+    """A photo from the camera (when switched on) or an uploaded file; the camera wins."""
+    upload = st.file_uploader(label, type=PHOTO_TYPES, key=f"{key}_upload")
+    shot = None
+    if st.toggle(tr("Use the camera", lang), key=f"{key}_camera_on"):
+        shot = st.camera_input(label, key=f"{key}_camera", label_visibility="collapsed")
+    chosen = shot if shot is not None else upload
+    return chosen.getvalue() if chosen is not None else None
+
+
+def tile_picker_options(chip: Chip) -> list[Tile]:
+    """The current tile, then what the reader suggested, then every tile."""
+    first = [chip.tile] + [t for t in chip.alternatives if t != chip.tile]
+    return first + [t for t in ALL_TILES if t not in first]
+
+
+# --- the reading editor ----------------------------------------------------------------------
+
+
+def place_label(layout: Layout, place: Place, lang: str) -> str:
+    row, index = place
+    chip = layout.chip(place)
+    where = tr("Rack", lang) if row == RACK_ROW else tr("Meld {n}", lang, n=row + 1)
+    flag = " ⚠" if chip.uncertain else ""
+    return f"{where} · {index + 1}: {tile_label(chip.tile, lang)}{flag}"
+
+
+def destination_label(layout: Layout, destination: int, lang: str) -> str:
+    if destination == RACK_ROW:
+        return tr("the rack", lang)
+    if destination == NEW_MELD:
+        return tr("a new meld", lang)
+    return tr("meld {n}", lang, n=destination + 1)
+
+
+def layout_editor(key: str, layout: Layout, on_change: Callable[[Layout], None], lang: str,
+                  table: bool = True) -> None:
+    """Fix a reading in a few taps: pick a tile, then change, move or remove it; or add one.
+
+    ``on_change`` receives the new layout. Fixes run as button callbacks that read the
+    widgets' current values from session state, so the page redraws once, already fixed.
+    """
+    places = list(layout.places()) if table else [(RACK_ROW, i) for i in range(len(layout.rack))]
+    destinations = [*range(len(layout.melds)), NEW_MELD, RACK_ROW] if table else [RACK_ROW]
+    error_key = f"{key}_error"
+    place_key = f"{key}_place"
+
+    def value(name: str) -> object:
+        return st.session_state.get(f"{key}_{name}")
+
+    def apply(edit: Callable[[], Layout]) -> None:
+        try:
+            on_change(edit())
+            st.session_state.pop(error_key, None)
+            st.session_state.pop(place_key, None)
+        except NotationError as err:
+            st.session_state[error_key] = notation_error_text(err, lang)
+        except EditError as err:
+            st.session_state[error_key] = tr(str(err), lang)
+
+    def selected() -> Place:
+        place = st.session_state.get(place_key)
+        if place not in places:
+            raise EditError("choose a tile first")
+        return place  # type: ignore[return-value]
+
+    def change() -> Layout:
+        place = selected()
+        tile = st.session_state.get(f"{key}_new_tile_{place[0]}_{place[1]}")
+        if not isinstance(tile, Tile):
+            raise EditError("choose the tile it really is")
+        return change_tile(layout, place, tile)
+
+    def move() -> Layout:
+        return move_tile(layout, selected(), int(value("move_to")))  # type: ignore[arg-type]
+
+    def add() -> Layout:
+        tiles = parse_tiles(str(value("add_tiles") or ""))
+        st.session_state[f"{key}_add_tiles"] = ""
+        return add_tiles(layout, int(value("add_to")), tiles)  # type: ignore[arg-type]
+
+    if places:
+        if st.session_state.get(place_key) not in places:
+            st.session_state.pop(place_key, None)
+        doubtful = [p for p in layout.uncertain_places if p in places]
+        place = st.selectbox(
+            tr("Tile to fix", lang), places, index=places.index(doubtful[0]) if doubtful else 0,
+            key=place_key, format_func=lambda p: place_label(layout, p, lang),
+        )
+        c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+        with c1:
+            st.selectbox(
+                tr("It is really", lang), tile_picker_options(layout.chip(place)),
+                key=f"{key}_new_tile_{place[0]}_{place[1]}", format_func=lambda t: tile_label(t, lang),
+            )
+        with c2:
+            st.button(tr("Change", lang), key=f"{key}_change", width="stretch", on_click=apply, args=(change,))
+        if table:
+            c3, c4 = st.columns([3, 1], vertical_alignment="bottom")
+            with c3:
+                st.selectbox(
+                    tr("Move it to", lang), destinations, key=f"{key}_move_to",
+                    format_func=lambda d: destination_label(layout, d, lang),
+                )
+            with c4:
+                st.button(tr("Move", lang), key=f"{key}_move", width="stretch", on_click=apply, args=(move,))
+        st.button(
+            tr("Remove this tile", lang), key=f"{key}_remove", on_click=apply,
+            args=(lambda: remove_tile(layout, selected()),),
+        )
+    c5, c6, c7 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    with c5:
+        st.text_input(tr("Add missed tiles", lang), key=f"{key}_add_tiles", placeholder="r7 j")
+    with c6:
+        st.selectbox(
+            tr("to", lang), destinations, key=f"{key}_add_to", index=len(destinations) - 1,
+            format_func=lambda d: destination_label(layout, d, lang),
+        )
+    with c7:
+        st.button(tr("Add", lang), key=f"{key}_add", width="stretch", on_click=apply, args=(add,))
+    if st.session_state.get(error_key):
+        st.error(st.session_state[error_key])

@@ -1,0 +1,144 @@
+"""The reading the player confirms before solving: melds and rack as chips, and the fixes.
+
+A :class:`Layout` is what the app shows and edits: the table's melds and the rack, each tile
+a :class:`Chip` that remembers how sure the reader was and what else it might be. Every fix a
+player makes at the table (change a tile, add a missed one, remove a false one, move a tile
+to another meld or the rack) is one pure function returning a new layout, so the page only
+wires buttons to these functions. No game rules live here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Iterable, Sequence
+
+from solver.tiles import Tile
+
+#: A place in the layout: ``(meld index, position)``, meld index :data:`RACK_ROW` for the rack.
+RACK_ROW = -1
+#: A destination that starts a new meld at the end of the table.
+NEW_MELD = -2
+
+Place = tuple[int, int]
+
+
+class EditError(ValueError):
+    """A fix that does not apply to the layout as it is now (e.g. the tile was just removed)."""
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One tile as read: the tile, whether the reader was unsure, and what else it could be."""
+
+    tile: Tile
+    uncertain: bool = False
+    corrected: bool = False
+    alternatives: tuple[Tile, ...] = ()
+    edited: bool = False
+    confidence: float | None = None
+
+    def fixed_to(self, tile: Tile) -> "Chip":
+        """The chip after the player set it: certain now, marked as edited."""
+        return Chip(tile, edited=True, alternatives=self.alternatives)
+
+
+@dataclass(frozen=True)
+class Layout:
+    melds: tuple[tuple[Chip, ...], ...] = ()
+    rack: tuple[Chip, ...] = ()
+
+    @staticmethod
+    def typed(melds: Iterable[Iterable[Tile]] = (), rack: Iterable[Tile] = ()) -> "Layout":
+        return Layout(tuple(tuple(Chip(t) for t in m) for m in melds), tuple(Chip(t) for t in rack))
+
+    @property
+    def table_tiles(self) -> tuple[tuple[Tile, ...], ...]:
+        return tuple(tuple(c.tile for c in m) for m in self.melds)
+
+    @property
+    def rack_tiles(self) -> tuple[Tile, ...]:
+        return tuple(c.tile for c in self.rack)
+
+    @property
+    def uncertain_places(self) -> tuple[Place, ...]:
+        return tuple(p for p in self.places() if self.chip(p).uncertain)
+
+    def places(self) -> tuple[Place, ...]:
+        """Every tile's place: table melds in order, then the rack."""
+        table = tuple((m, i) for m, meld in enumerate(self.melds) for i in range(len(meld)))
+        return table + tuple((RACK_ROW, i) for i in range(len(self.rack)))
+
+    def row(self, row: int) -> tuple[Chip, ...]:
+        if row == RACK_ROW:
+            return self.rack
+        if not 0 <= row < len(self.melds):
+            raise EditError("there is no such meld")
+        return self.melds[row]
+
+    def chip(self, place: Place) -> Chip:
+        row, index = place
+        chips = self.row(row)
+        if not 0 <= index < len(chips):
+            raise EditError("that tile is no longer there")
+        return chips[index]
+
+    def with_table(self, melds: Iterable[Iterable[Chip]]) -> "Layout":
+        return replace(self, melds=tuple(tuple(m) for m in melds))
+
+    def with_rack(self, rack: Iterable[Chip]) -> "Layout":
+        return replace(self, rack=tuple(rack))
+
+    def _with_row(self, row: int, chips: Sequence[Chip]) -> "Layout":
+        if row == RACK_ROW:
+            return replace(self, rack=tuple(chips))
+        melds = list(self.melds)
+        melds[row] = tuple(chips)
+        return replace(self, melds=tuple(melds))
+
+    def _drop_empty_melds(self) -> "Layout":
+        return replace(self, melds=tuple(m for m in self.melds if m))
+
+
+def change_tile(layout: Layout, place: Place, tile: Tile) -> Layout:
+    """Set the tile at ``place`` (the player read it better than the camera)."""
+    chip = layout.chip(place)
+    chips = list(layout.row(place[0]))
+    chips[place[1]] = chip.fixed_to(tile)
+    return layout._with_row(place[0], chips)
+
+
+def remove_tile(layout: Layout, place: Place) -> Layout:
+    """Drop a false tile; a meld left empty disappears."""
+    layout.chip(place)
+    chips = list(layout.row(place[0]))
+    del chips[place[1]]
+    return layout._with_row(place[0], chips)._drop_empty_melds()
+
+
+def add_tiles(layout: Layout, destination: int, tiles: Sequence[Tile]) -> Layout:
+    """Add missed tiles at the end of a meld, of the rack, or as a new meld."""
+    if not tiles:
+        raise EditError("no tile to add")
+    chips = tuple(Chip(t, edited=True) for t in tiles)
+    if destination == NEW_MELD:
+        return replace(layout, melds=layout.melds + (chips,))
+    return layout._with_row(destination, layout.row(destination) + chips)
+
+
+def move_tile(layout: Layout, place: Place, destination: int) -> Layout:
+    """Move a tile to the end of another meld, the rack, or a new meld of its own."""
+    chip = layout.chip(place)
+    if destination not in (NEW_MELD, RACK_ROW):
+        layout.row(destination)  # exists?
+    if destination == place[0]:
+        return layout
+    chips = list(layout.row(place[0]))
+    del chips[place[1]]
+    # Append first, then drop emptied melds, so meld indices stay valid while we work.
+    moved = replace(chip, edited=True)
+    out = layout._with_row(place[0], chips)
+    if destination == NEW_MELD:
+        out = replace(out, melds=out.melds + ((moved,),))
+    else:
+        out = out._with_row(destination, out.row(destination) + (moved,))
+    return out._drop_empty_melds()

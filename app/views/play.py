@@ -1,0 +1,238 @@
+"""Play: read the table and the rack (photo or typed), let the player fix it, suggest a move."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+import solver
+from app import components as ui
+from app import state
+from app.editing import Chip, Layout
+from app.photos import PhotoError, read_photo
+from solver.i18n import tile_label, tr
+from solver.rules import ImpossibleStateError, RuleSet
+from solver.state import Objective, Position
+from solver.suggestion import RACK, Action, Suggestion
+from solver.tiles import NotationError, parse_melds, parse_tiles
+
+LAYOUT = "play_layout"
+PHOTOS = "play_photos"
+NOTES = "play_notes"
+ANSWER = "play_answer"
+READ_FROM = "play_read_from"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A suggestion and the exact question it answers (so a stale one is never shown)."""
+
+    question: tuple
+    suggestion: Suggestion
+
+
+lang = state.lang()
+rules = state.rules()
+ui.inject_css()
+st.title(tr("What should I play?", lang))
+st.caption(tr("Photograph or type the table and your rack, check the reading, then ask for the best move.", lang))
+
+# --- 1. inputs ---------------------------------------------------------------------------------
+
+table_col, rack_col = st.columns(2)
+with table_col:
+    st.subheader(tr("Table", lang))
+    table_text = st.text_area(
+        tr("Table, typed (melds separated by |)", lang), key="play_table_text",
+        placeholder="r4 r5 r6 | k5 b5 o5", height=90,
+    )
+    table_photo = ui.photo_input(tr("Photo of the table", lang), "play_table_photo", lang)
+with rack_col:
+    st.subheader(tr("Your rack", lang))
+    rack_text = st.text_area(
+        tr("Rack, typed", lang), key="play_rack_text", placeholder="r7 j k13", height=90,
+    )
+    rack_photo = ui.photo_input(tr("Photo of your rack", lang), "play_rack_photo", lang)
+
+inputs = (table_text, rack_text, hash(table_photo), hash(rack_photo))
+
+
+def read_inputs() -> None:
+    """Turn the photos and typed text into one layout to confirm; report what went wrong."""
+    notes: list[str] = []
+    photos: dict[str, bytes] = {}
+    errors: list[str] = []
+    melds: tuple = ()
+    rack: tuple = ()
+    sources = [("table", table_photo, table_text), ("rack", rack_photo, rack_text)]
+    for kind, photo, text in sources:
+        what = tr("table", lang) if kind == "table" else tr("rack", lang)
+        if photo is not None:
+            if text.strip():
+                notes.append(tr("Used the {what} photo; the typed {what} was ignored.", lang, what=what))
+            try:
+                with st.spinner(tr("Reading the {what} photo…", lang, what=what)):
+                    reading = read_photo(photo, kind, rules)
+            except PhotoError as err:
+                errors.append(tr("The {what} photo cannot be read: {reason}", lang, what=what, reason=tr(str(err), lang)))
+                continue
+            if reading.tile_count == 0:
+                errors.append(tr("No tiles found on the {what} photo. Try a closer, sharper photo, or type the tiles.", lang, what=what))
+                continue
+            photos[kind] = reading.annotated_png
+            notes.extend(reading.problems)
+            if kind == "table":
+                melds = reading.rows
+            else:
+                rack = tuple(c for row in reading.rows for c in row)
+        elif text.strip():
+            try:
+                if kind == "table":
+                    melds = tuple(tuple(Chip(t) for t in m) for m in parse_melds(text))
+                else:
+                    rack = tuple(Chip(t) for t in parse_tiles(text))
+            except NotationError as err:
+                errors.append(tr("In the typed {what}: {reason}", lang, what=what, reason=ui.notation_error_text(err, lang)))
+    if errors:
+        for message in errors:
+            st.error(message)
+        return
+    if not melds and not rack:
+        st.info(tr("Type or photograph the table and your rack first.", lang))
+        return
+    state.put(LAYOUT, Layout(melds, rack))
+    state.put(PHOTOS, photos)
+    state.put(NOTES, tuple(notes))
+    state.put(READ_FROM, inputs)
+    state.drop(ANSWER)
+
+
+if st.button(tr("Read the tiles", lang), type="primary", key="play_read"):
+    read_inputs()
+
+layout: Layout | None = state.get(LAYOUT)
+if layout is None:
+    st.stop()
+
+if state.get(READ_FROM) != inputs:
+    st.info(tr("The photos or typed tiles changed since they were read: press “Read the tiles” again to use them.", lang))
+
+# --- 2. the reading, and fixing it -------------------------------------------------------------
+
+st.divider()
+st.subheader(tr("Check the reading", lang))
+photos = state.get(PHOTOS, {})
+if photos:
+    cols = st.columns(len(photos))
+    for col, (kind, png) in zip(cols, photos.items()):
+        caption = tr("Table as read", lang) if kind == "table" else tr("Rack as read", lang)
+        col.image(png, caption=caption, width="stretch")
+for note in state.get(NOTES, ()):
+    st.warning(note)
+
+check = solver.check_table(layout.table_tiles, rules)
+rows = []
+for m, chips in enumerate(layout.melds):
+    meld_check = check.melds[m]
+    rows.append(ui.row_html(tr("Meld {n}", lang, n=m + 1), [ui.reading_chip_html(c, lang) for c in chips], bad=not meld_check.valid))
+if not layout.melds:
+    rows.append(ui.row_html(tr("Table", lang), []) + f'<p class="rk-label">{tr("empty", lang)}</p>')
+rows.append(ui.row_html(tr("Rack", lang), [ui.reading_chip_html(c, lang) for c in layout.rack]))
+ui.show_html("".join(rows))
+ui.legend(lang, ["uncertain", "corrected", "edited"])
+
+doubts = [p for p in layout.places() if layout.chip(p).uncertain or layout.chip(p).corrected]
+if doubts:
+    st.markdown("\n".join(f"- {ui.place_label(layout, p, lang)} — {ui.chip_note(layout.chip(p), lang)}" for p in doubts))
+
+table_ok = check.valid
+for m in check.invalid:
+    reasons = "; ".join(ui.problem_text(p, lang) for p in check.melds[m].problems)
+    st.error(tr("Meld {n} is not valid: {reasons}", lang, n=m + 1, reasons=reasons))
+if check.over_limit:
+    st.error(tr("More copies than the game has: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in check.over_limit)))
+
+
+def set_layout(new: Layout) -> None:
+    state.put(LAYOUT, new)
+    state.drop(ANSWER)
+
+
+with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok):
+    ui.layout_editor("play_edit", layout, set_layout, lang)
+
+# --- 3. settings and the answer -----------------------------------------------------------------
+
+st.divider()
+c1, c2 = st.columns(2)
+with c1:
+    initial_done = st.toggle(tr("I have made my initial meld", lang), value=True, key="play_initial_meld_done")
+with c2:
+    objective = st.radio(
+        tr("Aim for", lang), [o.value for o in Objective], horizontal=True, key="play_objective",
+        format_func=lambda v: tr("most tiles", lang) if v == Objective.TILES.value else tr("most points", lang),
+    )
+st.caption(state.rules_summary(rules, lang))
+question = (layout, initial_done, objective, rules)
+
+
+def find_move(rules: RuleSet) -> None:
+    if not table_ok:
+        st.error(tr("Fix the table first: every meld on it must be valid before a move can be found.", lang))
+        return
+    try:
+        position = Position(layout.table_tiles, layout.rack_tiles, initial_done, rules)
+    except ImpossibleStateError as err:
+        tiles = ", ".join(tile_label(t, lang) for t in err.tiles)
+        st.error(tr("Impossible tiles: more copies of {tiles} than the game has.", lang, tiles=tiles))
+        return
+    with st.spinner(tr("Looking for the best move…", lang)):
+        try:
+            suggestion = solver.solve(position, Objective(objective))
+        except solver.InvalidTableError:
+            st.error(tr("Fix the table first: every meld on it must be valid before a move can be found.", lang))
+            return
+    state.put(ANSWER, Answer(question, suggestion))
+
+
+if st.button(tr("Find my best move", lang), type="primary", key="play_solve", disabled=not layout.rack):
+    find_move(rules)
+if not layout.rack:
+    st.caption(tr("Add your rack's tiles to get a move.", lang))
+
+answer: Answer | None = state.get(ANSWER)
+if answer is None or answer.question != question:
+    st.stop()
+
+suggestion = answer.suggestion
+st.subheader(tr("Your move", lang))
+if suggestion.action is Action.DRAW:
+    st.warning(tr("No legal move: draw a tile.", lang))
+    if not initial_done:
+        st.caption(tr("Your initial meld must be worth at least {points} points from your rack alone.", lang, points=rules.initial_meld_threshold))
+    st.stop()
+
+st.success(
+    tr("Play {count} tile(s) worth {points} points: {tiles}", lang, count=suggestion.tiles_placed,
+       points=suggestion.value_placed, tiles=", ".join(tile_label(t, lang) for t in suggestion.played))
+)
+new_rows = []
+for n, new in enumerate(suggestion.new_table):
+    chips = []
+    for i, (tile, source) in enumerate(zip(new.meld.tiles, new.sources)):
+        style = ui.ChipStyle(
+            played=source == RACK,
+            moved=source != RACK and source != new.continues,
+            stands_for=new.meld.represented[i] if new.meld.joker_mask[i] else None,
+        )
+        chips.append(ui.chip_html(tile, lang, style))
+    label = tr("Meld {n}", lang, n=n + 1)
+    row = ui.row_html(label, chips)
+    new_rows.append(row.replace('class="rk-row"', 'class="rk-row rk-same"') if new.unchanged else row)
+ui.show_html("".join(new_rows))
+ui.legend(lang, ["played", "moved"])
+st.markdown("**" + tr("Steps", lang) + "**")
+st.markdown("\n".join(f"{i}. {text}" for i, text in enumerate(solver.describe_steps(suggestion, lang), start=1)))
+if not suggestion.optimal:
+    st.caption(tr("The search stopped at its time limit: this move is legal but may not be the best.", lang))

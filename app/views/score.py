@@ -1,0 +1,267 @@
+"""Score: end a round (who went out, what is left on each rack), keep the game's score sheet."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+import streamlit as st
+
+from app import components as ui
+from app import state
+from app.codec import describe_outcome, score_sheet_csv
+from app.photos import PhotoError, read_photo
+from app.storage import Game, NotFoundError, SavedRound, StorageError
+from solver.i18n import tile_label, tr
+from solver.scoring import PlayerRack, PoolExhausted, RoundResult, ScoringError, WentOut, score_round
+from solver.tiles import NotationError, format_tiles, parse_tiles
+
+GAME = "score_game_id"
+GAME_PICKER = "score_game"
+PREVIEW = "score_preview"
+EDITING = "score_editing_round"
+CONFIRM_DELETE = "score_confirm_delete"
+FLASH = "score_flash"
+POOL = "__pool__"
+MAX_PLAYERS = 4
+
+
+@dataclass(frozen=True)
+class Preview:
+    """A scored round waiting for the player's "save", and what it was scored from."""
+
+    game_id: int
+    racks: tuple[PlayerRack, ...]
+    result: RoundResult
+    replaces: int | None
+
+
+lang = state.lang()
+ui.inject_css()
+st.title(tr("Score sheet", lang))
+
+try:
+    store = state.store()
+    games = store.games()
+except StorageError as err:
+    st.error(tr("The score database cannot be opened: {reason}", lang, reason=str(err)))
+    st.stop()
+
+if state.get(FLASH):
+    st.success(state.get(FLASH))
+    state.drop(FLASH)
+
+# --- the game ---------------------------------------------------------------------------------
+
+
+def game_label(game: Game) -> str:
+    return tr("Game {id} · {players} · {date}", lang, id=game.id, players=", ".join(game.players), date=game.created[:10])
+
+
+with st.expander(tr("New game", lang), expanded=not games):
+    with st.form("score_new_game", clear_on_submit=True):
+        st.caption(tr("2 to 4 players, in seating order. The rules chosen in the sidebar are kept with the game.", lang))
+        names = [st.text_input(tr("Player {n}", lang, n=i + 1), key=f"score_new_player_{i}") for i in range(MAX_PLAYERS)]
+        if st.form_submit_button(tr("Start the game", lang), type="primary"):
+            players = [n.strip() for n in names if n.strip()]
+            try:
+                game = store.create_game(players, state.rules())
+            except ScoringError as err:
+                st.error(tr("Cannot start this game: {reason}", lang, reason=tr(str(err), lang)))
+            except StorageError as err:
+                st.error(tr("The game could not be saved: {reason}", lang, reason=str(err)))
+            else:
+                state.put(GAME_PICKER, game.id)
+                st.rerun()
+
+if not games:
+    st.info(tr("Start a game to keep its score.", lang))
+    st.stop()
+
+ids = [g.id for g in games]
+if state.get(GAME_PICKER) not in ids:
+    state.put(GAME_PICKER, ids[0])
+by_id = {g.id: g for g in games}
+game_id = st.selectbox(tr("Game", lang), ids, key=GAME_PICKER, format_func=lambda i: game_label(by_id[i]))
+if game_id != state.get(GAME):  # another game opened: forget the half-done round of the last one
+    state.put(GAME, game_id)
+    state.drop(PREVIEW, EDITING, CONFIRM_DELETE)
+game = by_id[game_id]
+st.caption(state.rules_summary(game.rules, lang))
+
+try:
+    saved = store.rounds(game.id)
+    sheet = store.sheet(game.id)
+except (StorageError, NotFoundError) as err:
+    st.error(tr("This game cannot be read: {reason}", lang, reason=str(err)))
+    st.stop()
+
+# --- a round ----------------------------------------------------------------------------------
+
+editing: SavedRound | None = next((r for r in saved if r.id == state.get(EDITING)), None)
+st.subheader(tr("Edit round {n}", lang, n=editing.number) if editing else tr("Round {n}", lang, n=len(saved) + 1))
+form = f"score_round_{game.id}_{editing.id if editing else 'new'}"
+if editing and f"{form}_end" not in st.session_state:  # load the round being edited, once
+    outcome = editing.result.outcome
+    st.session_state[f"{form}_end"] = outcome.player if isinstance(outcome, WentOut) else POOL
+    for i, rack in enumerate(editing.racks):
+        st.session_state[f"{form}_rack_{i}"] = format_tiles(rack.tiles, short=True)
+        st.session_state[f"{form}_opened_{i}"] = rack.made_initial_meld
+
+ending = st.radio(
+    tr("How did the round end?", lang), [*game.players, POOL], key=f"{form}_end",
+    format_func=lambda v: tr("pool exhausted", lang) if v == POOL else tr("{player} went out", lang, player=v),
+)
+
+for i, player in enumerate(game.players):
+    if player == ending:
+        continue
+    with st.container(border=True):
+        st.markdown(f"**{tr('{player}’s rack', lang, player=player)}**")
+        st.text_input(tr("Tiles left (typed)", lang), key=f"{form}_rack_{i}", placeholder="r7 j k13")
+        photo = ui.photo_input(tr("or a photo of the rack", lang), f"{form}_photo_{i}", lang)
+        if photo is not None and st.button(tr("Read the photo", lang), key=f"{form}_read_{i}"):
+            try:
+                with st.spinner(tr("Reading the rack…", lang)):
+                    reading = read_photo(photo, "rack", game.rules)
+            except PhotoError as err:
+                st.error(tr("The photo cannot be read: {reason}", lang, reason=tr(str(err), lang)))
+            else:
+                chips = [c for row in reading.rows for c in row]
+                if not chips:
+                    st.warning(tr("No tiles found on the photo. Type them instead.", lang))
+                else:
+                    st.session_state[f"{form}_read_{i}_result"] = (reading.annotated_png, tuple(chips))
+                    st.session_state[f"{form}_rack_{i}"] = format_tiles((c.tile for c in chips), short=True)
+                    st.rerun()
+        read = st.session_state.get(f"{form}_read_{i}_result")
+        if read:
+            st.image(read[0], width="stretch")
+            ui.show_html(ui.row_html(tr("Read", lang), [ui.reading_chip_html(c, lang) for c in read[1]]))
+            st.caption(tr("Check the tiles above against the photo and fix the typed line if needed.", lang))
+        st.checkbox(tr("Made the initial meld", lang), value=True, key=f"{form}_opened_{i}")
+
+
+def racks_from_form() -> tuple[PlayerRack, ...]:
+    racks = []
+    for i, player in enumerate(game.players):
+        text = "" if player == ending else st.session_state.get(f"{form}_rack_{i}", "")
+        opened = True if player == ending else bool(st.session_state.get(f"{form}_opened_{i}", True))
+        racks.append(PlayerRack(player, parse_tiles(text), opened))
+    return tuple(racks)
+
+
+c1, c2 = st.columns(2)
+if c1.button(tr("Score the round", lang), type="primary", key=f"{form}_score"):
+    try:
+        racks = racks_from_form()
+        outcome = PoolExhausted() if ending == POOL else WentOut(ending)
+        result = score_round(racks, outcome, game.rules)
+    except NotationError as err:
+        st.error(tr("A rack cannot be read: {reason}", lang, reason=ui.notation_error_text(err, lang)))
+    except ScoringError as err:
+        st.error(tr("This round cannot be scored: {reason}", lang, reason=str(err)))
+    else:
+        state.put(PREVIEW, Preview(game.id, racks, result, editing.id if editing else None))
+if editing and c2.button(tr("Cancel editing", lang), key=f"{form}_cancel"):
+    state.drop(EDITING, PREVIEW)
+    st.rerun()
+
+preview: Preview | None = state.get(PREVIEW)
+if preview is not None and preview.game_id == game.id and preview.replaces == (editing.id if editing else None):
+    rows = []
+    for s in preview.result.scores:
+        chips = [ui.chip_html(t, lang) for t in s.tiles]
+        label = f"{s.name}: {s.score:+d}" + (" 🏆" if s.winner else "")
+        rows.append(ui.row_html(label, chips))
+        rows.append(f'<p class="rk-label">{tr("rack total {total}", lang, total=s.rack_total)}</p>')
+    ui.show_html("".join(rows))
+    balance = sum(s.score for s in preview.result.scores)
+    gained = sum(s.score for s in preview.result.scores if s.score > 0)
+    if balance == 0:
+        st.caption(tr("The round balances: winners gain {points}, the others pay {points}.", lang, points=gained))
+    else:  # RoundResult refuses this; kept so a scoring bug could never be saved silently
+        st.error(tr("The round does not sum to zero ({balance}); it cannot be saved.", lang, balance=balance))
+    if balance == 0 and st.button(tr("Save the round", lang), type="primary", key=f"{form}_save"):
+        try:
+            if preview.replaces is None:
+                store.add_round(game.id, preview.racks, preview.result)
+                state.put(FLASH, tr("Round saved.", lang))
+            else:
+                store.replace_round(preview.replaces, preview.racks, preview.result)
+                state.put(FLASH, tr("Round updated.", lang))
+        except (StorageError, NotFoundError, ScoringError) as err:
+            st.error(tr("The round could not be saved (nothing was lost): {reason}", lang, reason=str(err)))
+        else:
+            for key in [k for k in st.session_state if str(k).startswith(form)]:
+                del st.session_state[key]
+            state.drop(PREVIEW, EDITING)
+            st.rerun()
+
+# --- the sheet --------------------------------------------------------------------------------
+
+st.divider()
+st.subheader(tr("Score sheet", lang))
+if not saved:
+    st.info(tr("No rounds yet.", lang))
+    st.stop()
+
+running = sheet.running_totals()
+round_col, end_col = tr("Round", lang), tr("Outcome", lang)
+table = pd.DataFrame(
+    [
+        {round_col: r.number, end_col: describe_outcome(r.result.outcome, lang)}
+        | {p: r.result.by_name[p].score for p in game.players}
+        | {tr("{player} total", lang, player=p): totals[p] for p in game.players}
+        for r, totals in zip(saved, running)
+    ]
+)
+st.dataframe(table, hide_index=True, width="stretch")
+totals = sheet.totals()
+cols = st.columns(len(game.players))
+leader = max(totals.values())
+for col, player in zip(cols, game.players):
+    col.metric(player + (" 🏆" if totals[player] == leader else ""), totals[player])
+chart = pd.DataFrame(running, index=pd.Index([r.number for r in saved], name=round_col))
+st.line_chart(chart, x_label=round_col, y_label=tr("Total", lang))
+
+st.markdown("**" + tr("Change a past round", lang) + "**")
+c1, c2, c3 = st.columns([2, 1, 1], vertical_alignment="bottom")
+chosen = c1.selectbox(
+    tr("Round", lang), [r.id for r in saved], key="score_pick_round",
+    format_func=lambda rid: next(
+        tr("Round {n}: {outcome}", lang, n=r.number, outcome=describe_outcome(r.result.outcome, lang))
+        for r in saved if r.id == rid
+    ),
+)
+if c2.button(tr("Edit", lang), key="score_edit", width="stretch"):
+    state.put(EDITING, chosen)
+    state.drop(PREVIEW, CONFIRM_DELETE)
+    st.rerun()
+if c3.button(tr("Delete", lang), key="score_delete", width="stretch"):
+    state.put(CONFIRM_DELETE, chosen)
+pending = state.get(CONFIRM_DELETE)
+if pending in [r.id for r in saved]:
+    number = next(r.number for r in saved if r.id == pending)
+    st.warning(tr("Delete round {n}? The totals will be recomputed.", lang, n=number))
+    d1, d2 = st.columns(2)
+    if d1.button(tr("Yes, delete it", lang), key="score_delete_yes", type="primary"):
+        try:
+            store.delete_round(pending)
+        except (StorageError, NotFoundError) as err:
+            st.error(tr("The round could not be deleted: {reason}", lang, reason=str(err)))
+        else:
+            state.put(FLASH, tr("Round {n} deleted.", lang, n=number))
+        state.drop(CONFIRM_DELETE, EDITING, PREVIEW)
+        st.rerun()
+    if d2.button(tr("Keep it", lang), key="score_delete_no"):
+        state.drop(CONFIRM_DELETE)
+        st.rerun()
+
+csv_text = score_sheet_csv(sheet, lang)
+st.download_button(
+    tr("Download the score sheet (CSV)", lang), csv_text, file_name=f"rummikub-game-{game.id}.csv",
+    mime="text/csv", key="score_csv",
+)
+with st.expander(tr("Score sheet as text (CSV)", lang)):
+    st.code(csv_text, language=None)

@@ -1,0 +1,178 @@
+"""The Play page through Streamlit's AppTest: typed and photographed positions, fixes, answers."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from tests.app_helpers import all_markdown, start_app, texts
+
+
+@pytest.fixture(autouse=True)
+def private_database(tmp_path, monkeypatch):
+    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
+
+
+def type_position(at, table: str, rack: str):
+    at.text_area(key="play_table_text").input(table)
+    at.text_area(key="play_rack_text").input(rack)
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def solve(at):
+    at.button(key="play_solve").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_typed_table_and_rack_give_a_move_with_highlights_and_steps():
+    at = type_position(start_app(), "r4 r5 r6 | k5 b5 o5", "r7 k13 b2")
+    html = all_markdown(at)
+    assert 'title="red 4"' in html and 'title="black 13"' in html  # the reading, as tiles
+    assert texts(at.error) == []
+    solve(at)
+    assert texts(at.success) == ["Play 1 tile(s) worth 7 points: red 7"]
+    html = all_markdown(at)
+    assert 'class="rk-tile rk-red rk-played" title="red 7"' in html
+    assert "1. Add your red 7 to [red 4 5 6]: [red 4 5 6 7]." in html
+    assert "Rules: Standard" in " ".join(texts(at.caption))
+
+
+def test_a_rearrangement_highlights_the_table_tiles_that_move():
+    # Only by taking red 7 from the long run can the player lay red 7 8 9 ... here: r8 r9.
+    at = type_position(start_app(), "r4 r5 r6 r7", "r8 k4 b4")
+    solve(at)
+    html = all_markdown(at)
+    assert "rk-played" in html
+    assert "Steps" in html
+
+
+def test_no_legal_move_says_draw():
+    at = type_position(start_app(), "r4 r5 r6", "k1 b9")
+    solve(at)
+    assert texts(at.warning) == ["No legal move: draw a tile."]
+
+
+def test_first_turn_below_the_threshold_draws():
+    at = type_position(start_app(), "", "r1 r2 r3")
+    at.toggle(key="play_initial_meld_done").set_value(False).run()
+    solve(at)
+    assert "No legal move: draw a tile." in texts(at.warning)
+    at.toggle(key="play_initial_meld_done").set_value(True).run()
+    assert "No legal move: draw a tile." not in texts(at.warning)  # stale answer hidden
+    solve(at)
+    assert texts(at.success) == ["Play 3 tile(s) worth 6 points: red 1, red 2, red 3"]
+
+
+def test_invalid_table_is_reported_meld_by_meld_and_not_solved():
+    at = type_position(start_app(), "r4 r5 r6 | k5 b5 | r1 k2 o3", "r7")
+    errors = texts(at.error)
+    assert errors[0] == "Meld 2 is not valid: a meld needs at least 3 tiles"
+    assert errors[1] == "Meld 3 is not valid: neither a run (one colour) nor a group (one number)"
+    solve(at)
+    assert "Fix the table first: every meld on it must be valid before a move can be found." in texts(at.error)
+    assert texts(at.success) == []
+
+
+def test_bad_notation_is_a_message_and_the_typing_is_kept():
+    at = type_position(start_app(), "r4 r5 x6", "r7")
+    assert texts(at.error) == ["In the typed table: cannot read tile 'x6' (unknown colour)"]
+    assert at.text_area(key="play_table_text").value == "r4 r5 x6"
+    assert at.text_area(key="play_rack_text").value == "r7"
+
+
+def test_impossible_tiles_are_a_message():
+    at = type_position(start_app(), "r4 r5 r6 | r4 r5 r6", "r4")
+    solve(at)
+    assert texts(at.error) == ["Impossible tiles: more copies of red 4 than the game has."]
+
+
+def test_nothing_typed_asks_for_input():
+    at = start_app()
+    at.button(key="play_read").click().run()
+    assert texts(at.info) == ["Type or photograph the table and your rack first."]
+
+
+def test_fixing_the_reading_change_add_move_remove_then_solve():
+    at = type_position(start_app(), "r4 r5 k6 | k5 b5 | o9", "r7 k9")
+    # change: meld 1, tile 3 is really red 6
+    at.selectbox(key="play_edit_place").set_value((0, 2)).run()
+    at.selectbox(key="play_edit_new_tile_0_2").set_value(__import__("solver").parse_tile("r6")).run()
+    at.button(key="play_edit_change").click().run()
+    assert not at.exception
+    assert "Meld 1 is not valid" not in " ".join(texts(at.error))
+    # add a missed orange 5 to meld 2
+    at.text_input(key="play_edit_add_tiles").input("o5")
+    at.selectbox(key="play_edit_add_to").set_value(1)
+    at.button(key="play_edit_add").click().run()
+    assert not any("Meld 2" in e for e in texts(at.error))
+    # move the false orange 9 (meld 3) to the rack, then remove the black 9 from the rack
+    at.selectbox(key="play_edit_place").set_value((2, 0)).run()
+    at.selectbox(key="play_edit_move_to").set_value(-1)
+    at.button(key="play_edit_move").click().run()
+    assert texts(at.error) == []
+    rack_places = [p for p in at.selectbox(key="play_edit_place").options if "Rack" in p]
+    assert rack_places == ["Rack · 1: red 7", "Rack · 2: black 9", "Rack · 3: orange 9"]
+    at.selectbox(key="play_edit_place").set_value((-1, 1)).run()
+    at.button(key="play_edit_remove").click().run()
+    assert [p for p in at.selectbox(key="play_edit_place").options if "Rack" in p] == [
+        "Rack · 1: red 7", "Rack · 2: orange 9",
+    ]
+    solve(at)
+    assert texts(at.success) == ["Play 1 tile(s) worth 7 points: red 7"]
+
+
+def test_a_bad_added_tile_is_a_message():
+    at = type_position(start_app(), "r4 r5 r6", "r7")
+    at.text_input(key="play_edit_add_tiles").input("z99")
+    at.button(key="play_edit_add").click().run()
+    assert texts(at.error) == ["cannot read tile 'z99' (unknown colour)"]
+
+
+def test_a_file_that_is_not_an_image_is_a_clear_message():
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", b"not a picture", "image/png")).run()
+    at.text_area(key="play_rack_text").input("r7")
+    at.button(key="play_read").click().run()
+    assert not at.exception
+    (error,) = texts(at.error)
+    assert error.startswith("The table photo cannot be read: ")
+    assert "image" in error
+
+
+def test_a_truncated_photo_is_a_clear_message():
+    buffer = io.BytesIO()
+    Image.fromarray(np.full((64, 64, 3), 200, np.uint8)).save(buffer, format="JPEG")
+    at = start_app()
+    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.jpg", buffer.getvalue()[:200], "image/jpeg")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception
+    (error,) = texts(at.error)
+    assert error.startswith("The rack photo cannot be read: ")
+
+
+def test_switching_language_keeps_working():
+    at = start_app()
+    for lang in ("uk", "ru", "ro", "en"):
+        at.selectbox(key="lang").set_value(lang).run()
+        assert not at.exception
+    type_position(at, "r4 r5 r6", "r7")
+    solve(at)
+    assert texts(at.success)
+
+
+def test_rule_preset_applies_to_the_move():
+    # 10+11+12 = 33 opens under the standard 30, not under 50.
+    at = type_position(start_app(), "", "k10 k11 k12")
+    at.toggle(key="play_initial_meld_done").set_value(False).run()
+    solve(at)
+    assert texts(at.success) == ["Play 3 tile(s) worth 33 points: black 10, black 11, black 12"]
+    at.selectbox(key="rules_preset").set_value("opening-50").run()
+    solve(at)
+    assert "No legal move: draw a tile." in texts(at.warning)
+    assert "initial meld 50" in " ".join(texts(at.caption))

@@ -1,0 +1,173 @@
+"""The Score page through AppTest: games, rounds, edits, deletes, CSV, and a restart."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.storage import ScoreStore
+from tests.app_helpers import start_app, texts
+
+
+@pytest.fixture(autouse=True)
+def private_database(tmp_path, monkeypatch):
+    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
+    return tmp_path / "scores.sqlite3"
+
+
+def by_suffix(widgets, suffix: str):
+    (match,) = [w for w in widgets if w.key and w.key.endswith(suffix)]
+    return match
+
+
+def new_game(at, *players: str):
+    for i, name in enumerate(players):
+        at.text_input(key=f"score_new_player_{i}").input(name)
+    (start,) = [b for b in at.button if b.label == "Start the game"]
+    start.click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def play_round(at, ending: str, racks: dict[int, str], save: bool = True):
+    """Fill the round form (``racks`` by seat index), score it, and save it."""
+    by_suffix(at.radio, "_end").set_value(ending).run()
+    for seat, tiles in racks.items():
+        by_suffix(at.text_input, f"_rack_{seat}").input(tiles)
+    by_suffix(at.button, "_score").click().run()
+    assert not at.exception, at.exception
+    if save:
+        by_suffix(at.button, "_save").click().run()
+        assert not at.exception, at.exception
+    return at
+
+
+def totals(at) -> dict[str, int]:
+    return {m.label.replace(" 🏆", ""): int(m.value) for m in at.metric}
+
+
+def test_a_scored_round_is_saved_shown_in_totals_and_survives_a_restart(private_database):
+    at = new_game(start_app("score"), "Ann", "Bob", "Cy")
+    play_round(at, "Ann", {1: "r7 j", 2: "k3"}, save=False)
+    html = "\n".join(m.value for m in at.markdown)
+    assert 'title="joker"' in html and "Bob: -37" in html and "Ann: +40 🏆" in html
+    assert "The round balances: winners gain 40, the others pay 40." in texts(at.caption)
+    by_suffix(at.button, "_save").click().run()
+    assert texts(at.success) == ["Round saved."]
+    assert totals(at) == {"Ann": 40, "Bob": -37, "Cy": -3}
+    sheet = at.dataframe[0].value
+    assert list(sheet["Ann"]) == [40] and list(sheet["Bob total"]) == [-37]
+
+    restarted = start_app("score")  # a new session, a new script run, the same database file
+    assert totals(restarted) == {"Ann": 40, "Bob": -37, "Cy": -3}
+    assert ScoreStore(private_database).sheet(1).totals() == {"Ann": 40, "Bob": -37, "Cy": -3}
+
+
+def test_running_totals_chart_and_csv_export():
+    at = new_game(start_app("score"), "Ann", "Bob")
+    play_round(at, "Ann", {1: "r7 j"})
+    play_round(at, "__pool__", {0: "o5", 1: "k1"})
+    assert totals(at) == {"Ann": 33, "Bob": -33}
+    sheet = at.dataframe[0].value
+    assert list(sheet["Round"]) == [1, 2]
+    assert list(sheet["Outcome"]) == ["Ann went out", "pool exhausted"]
+    assert list(sheet["Ann total"]) == [37, 33]
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")  # the line chart is drawn
+    assert at.code[0].value.splitlines() == [
+        "Round,Outcome,Ann score,Bob score,Ann total,Bob total",
+        "1,Ann went out,37,-37,37,-37",
+        "2,pool exhausted,-4,4,33,-33",
+    ]
+    assert at.get("download_button")
+
+
+def test_edit_a_past_round_recomputes_the_totals():
+    at = new_game(start_app("score"), "Ann", "Bob")
+    play_round(at, "Ann", {1: "r7"})
+    play_round(at, "Bob", {0: "k2"})
+    assert totals(at) == {"Ann": 5, "Bob": -5}
+    at.selectbox(key="score_pick_round").set_value(1).run()  # round ids start at 1
+    at.button(key="score_edit").click().run()
+    assert texts(at.subheader)[0] == "Edit round 1"
+    assert by_suffix(at.text_input, "_rack_1").value == "r7"  # the round is loaded for editing
+    play_round(at, "Ann", {1: "r7 r8"})
+    assert texts(at.success) == ["Round updated."]
+    assert totals(at) == {"Ann": 13, "Bob": -13}
+    assert list(at.dataframe[0].value["Round"]) == [1, 2]
+    assert texts(at.subheader)[0] == "Round 3"
+
+
+def test_cancel_editing_keeps_the_round():
+    at = new_game(start_app("score"), "Ann", "Bob")
+    play_round(at, "Ann", {1: "r7"})
+    at.button(key="score_edit").click().run()
+    by_suffix(at.button, "_cancel").click().run()
+    assert texts(at.subheader)[0] == "Round 2"
+    assert totals(at) == {"Ann": 7, "Bob": -7}
+
+
+def test_delete_a_round_asks_first_then_recomputes():
+    at = new_game(start_app("score"), "Ann", "Bob")
+    play_round(at, "Ann", {1: "r7"})
+    play_round(at, "Bob", {0: "k2"})
+    at.selectbox(key="score_pick_round").set_value(1).run()
+    at.button(key="score_delete").click().run()
+    assert texts(at.warning) == ["Delete round 1? The totals will be recomputed."]
+    at.button(key="score_delete_no").click().run()
+    assert totals(at) == {"Ann": 5, "Bob": -5}
+    at.selectbox(key="score_pick_round").set_value(1).run()
+    at.button(key="score_delete").click().run()
+    at.button(key="score_delete_yes").click().run()
+    assert texts(at.success) == ["Round 1 deleted."]
+    assert totals(at) == {"Ann": -2, "Bob": 2}
+    assert list(at.dataframe[0].value["Round"]) == [1]
+
+
+def test_bad_rack_and_bad_names_are_messages_and_nothing_is_saved(private_database):
+    at = start_app("score")
+    at = new_game(at, "Ann", "", "Ann")
+    assert texts(at.error) == ["Cannot start this game: duplicate player names: Ann"]
+    at = new_game(at, "Solo")
+    assert texts(at.error) == ["Cannot start this game: a round needs at least 2 players, got 1"]
+    at = new_game(at, "Ann", "Bob")
+    play_round(at, "Ann", {1: "r7 q9"}, save=False)
+    assert texts(at.error) == ["A rack cannot be read: cannot read tile 'q9' (unknown colour)"]
+    play_round(at, "Ann", {1: "r7 r7 r7"}, save=False)
+    assert texts(at.error)[0].startswith("This round cannot be scored: Bob's rack is impossible")
+    assert by_suffix(at.text_input, "_rack_1").value == "r7 r7 r7"  # the typing is kept
+    assert ScoreStore(private_database).rounds(1) == ()
+    assert texts(at.info) == ["No rounds yet."]
+
+
+def test_games_are_listed_and_keep_their_own_rules():
+    at = start_app("score")
+    at.selectbox(key="rules_preset").set_value("opening-50").run()
+    new_game(at, "Ann", "Bob")
+    at.selectbox(key="rules_preset").set_value("standard").run()
+    new_game(at, "Cy", "Di", "Ed", "Flo")
+    game = at.selectbox(key="score_game")
+    assert game.options[0].startswith("Game 2 · Cy, Di, Ed, Flo")
+    assert game.options[1].startswith("Game 1 · Ann, Bob")
+    assert "Rules: Standard · initial meld 30 · 2 jokers" in texts(at.caption)
+    game.set_value(1).run()
+    assert "Rules: Initial meld 50 · initial meld 50 · 2 jokers" in texts(at.caption)
+    assert by_suffix(at.radio, "_end").options == ["Ann went out", "Bob went out", "pool exhausted"]
+
+
+def test_a_rack_photo_that_is_not_an_image_is_a_message():
+    at = new_game(start_app("score"), "Ann", "Bob")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("rack.png", b"\x89PNG broken", "image/png")).run()
+    by_suffix(at.button, "_read_1").click().run()
+    assert not at.exception
+    (error,) = texts(at.error)
+    assert error.startswith("The photo cannot be read: ")
+
+
+def test_typed_play_inputs_survive_a_trip_to_the_score_page():
+    at = start_app()
+    at.text_area(key="play_table_text").input("r4 r5 r6")
+    at.text_area(key="play_rack_text").input("r7").run()
+    at.switch_page("views/score.py").run()
+    at.switch_page("views/play.py").run()
+    assert at.text_area(key="play_table_text").value == "r4 r5 r6"
+    assert at.text_area(key="play_rack_text").value == "r7"
