@@ -30,6 +30,10 @@ class Optimum:
     value_at_max_tiles: int
     #: tiles placed among the moves that place ``value`` points.
     tiles_at_max_value: int
+    #: least disruption among the moves that place ``tiles`` tiles: (most old melds left
+    #: untouched, then fewest table tiles moved).
+    untouched_at_max_tiles: int = 0
+    moved_at_max_tiles: int = 0
 
     def best(self, objective: Objective) -> tuple[int, int]:
         """(primary, secondary) score for ``objective``: what the solver must match."""
@@ -117,11 +121,18 @@ def brute_optimum(position: Position) -> Optimum:
     if sum(table.values()) + sum(rack.values()) > MAX_TILES:
         raise ValueError("brute force is only for tiny positions")
     outcomes: set[tuple[int, int]] = {(0, 0)}
+    disruption: dict[int, tuple[int, int]] = {0: (len(position.table), 0)}
     if position.initial_meld_done:
         for melds in partitions(table + rack, table, rules):
             played = Counter(t for m in melds for t in m) - table
             if played:
-                outcomes.add((sum(played.values()), rack_value(melds, played, rules)))
+                placed = sum(played.values())
+                outcomes.add((placed, rack_value(melds, played, rules)))
+                untouched, kept = least_disruption(position.table, melds, rules)
+                score = (untouched, sum(table.values()) - kept)
+                best = disruption.get(placed)
+                if best is None or (score[0], -score[1]) > (best[0], -best[1]):
+                    disruption[placed] = score
     else:
         for melds in partitions(rack, Counter(), rules):
             if not melds:
@@ -138,7 +149,40 @@ def brute_optimum(position: Position) -> Optimum:
         value=value,
         value_at_max_tiles=max(v for t, v in outcomes if t == tiles),
         tiles_at_max_value=max(t for t, v in outcomes if v == value),
+        untouched_at_max_tiles=disruption.get(tiles, (len(position.table), 0))[0],
+        moved_at_max_tiles=disruption.get(tiles, (len(position.table), 0))[1],
     )
+
+
+def least_disruption(
+    old: tuple[tuple[Tile, ...], ...], new: list[tuple[Tile, ...]], rules, min_overlap: int = 2
+) -> tuple[int, int]:
+    """(old melds untouched, table tiles kept in place), best over every way new melds continue old ones.
+
+    Each old meld continues into at most one new meld sharing at least ``min_overlap`` of its
+    tiles (all of them for a smaller meld); the shared tiles stay in place, every other
+    table tile is moved. An old meld is untouched when it continues into an identical meld.
+    """
+    best = (0, 0)
+    choices = [None, *range(len(new))]
+    for mapping in product(choices, repeat=len(old)):
+        targets = [k for k in mapping if k is not None]
+        if len(targets) != len(set(targets)):
+            continue
+        untouched = kept = 0
+        feasible = True
+        for meld, k in zip(old, mapping):
+            if k is None:
+                continue
+            shared = sum((Counter(meld) & Counter(new[k])).values())
+            if shared < min(min_overlap, len(meld)):
+                feasible = False
+                break
+            kept += shared
+            untouched += Counter(meld) == Counter(new[k])
+        if feasible:
+            best = max(best, (untouched, kept))
+    return best
 
 
 def _opening_worth(melds: list[tuple[Tile, ...]], rules) -> int:

@@ -59,6 +59,21 @@ def test_tiles_placed_matches_brute_force(seed: int) -> None:
 
 @settings(PROPERTY_SETTINGS, max_examples=60)
 @given(seed=seeds)
+def test_least_disruption_matches_brute_force(seed: int) -> None:
+    # Among the moves placing the most tiles: most old melds untouched, then fewest moved.
+    position = tiny_position(seed)
+    suggestion = solve(position, Objective.TILES)
+    optimum = brute_optimum(position)
+    assert suggestion.tiles_placed == optimum.tiles
+    if suggestion.action is Action.PLAY:
+        assert (suggestion.melds_untouched, suggestion.tiles_moved) == (
+            optimum.untouched_at_max_tiles,
+            optimum.moved_at_max_tiles,
+        )
+
+
+@settings(PROPERTY_SETTINGS, max_examples=60)
+@given(seed=seeds)
 def test_value_placed_matches_brute_force_without_table_jokers(seed: int) -> None:
     # Without jokers on the table every definition of "value placed" agrees: the worth of
     # the rack tiles played, a rack joker counted as the tile it stands for.
