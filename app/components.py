@@ -82,8 +82,8 @@ def chip_html(tile: Tile, lang: str, style: ChipStyle = ChipStyle(), note: str =
     )
 
 
-def row_html(label: str, chips: Sequence[str], bad: bool = False) -> str:
-    klass = "rk-row rk-bad" if bad else "rk-row"
+def row_html(label: str, chips: Sequence[str], bad: bool = False, dim: bool = False) -> str:
+    klass = "rk-row" + (" rk-bad" if bad else "") + (" rk-same" if dim else "")
     return f'<div class="{klass}"><span class="rk-label">{html.escape(label)}</span>{"".join(chips)}</div>'
 
 
@@ -119,6 +119,8 @@ def legend(lang: str, kinds: Sequence[str]) -> None:
         "played": (ChipStyle(played=True), tr("from your rack", lang)),
         "moved": (ChipStyle(moved=True), tr("moved on the table", lang)),
     }
+    if not kinds:
+        return
     parts = []
     for kind in kinds:
         style, text = samples[kind]

@@ -32,7 +32,7 @@ with st.sidebar:
     )
 
 pages = [
-    st.Page("views/play.py", title=tr("Play", lang), icon="🎯", default=True),
-    st.Page("views/score.py", title=tr("Score", lang), icon="🧮"),
+    st.Page("views/play.py", title=tr("Play", lang), icon=":material/casino:", default=True),
+    st.Page("views/score.py", title=tr("Score", lang), icon=":material/scoreboard:"),
 ]
 st.navigation(pages, position="top").run()

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
 from PIL import Image
 
+from solver.tiles import Tile, parse_tile
 from tests.app_helpers import all_markdown, start_app, texts
 
 
@@ -44,12 +46,14 @@ def test_typed_table_and_rack_give_a_move_with_highlights_and_steps():
 
 
 def test_a_rearrangement_highlights_the_table_tiles_that_move():
-    # Only by taking red 7 from the long run can the player lay red 7 8 9 ... here: r8 r9.
-    at = type_position(start_app(), "r4 r5 r6 r7", "r8 k4 b4")
+    # Black 6 7 can only go down with the black 5 taken from the group of four.
+    at = type_position(start_app(), "k5 b5 o5 r5", "k6 k7")
     solve(at)
+    assert texts(at.success) == ["Play 2 tile(s) worth 13 points: black 6, black 7"]
     html = all_markdown(at)
-    assert "rk-played" in html
-    assert "Steps" in html
+    assert 'class="rk-tile rk-black rk-moved" title="black 5"' in html
+    assert 'class="rk-tile rk-black rk-played" title="black 6"' in html
+    assert "moved on the table" in html  # the legend explains the highlight
 
 
 def test_no_legal_move_says_draw():
@@ -176,3 +180,102 @@ def test_rule_preset_applies_to_the_move():
     solve(at)
     assert "No legal move: draw a tile." in texts(at.warning)
     assert "initial meld 50" in " ".join(texts(at.caption))
+
+
+def test_a_synthetic_photo_is_read_shown_fixed_and_solved():
+    vision = pytest.importorskip("vision")
+    if not callable(getattr(vision, "read", None)):
+        pytest.skip("vision.read is not available yet: photo reading cannot be exercised")
+    from tests.synthetic_photos import png_bytes, table_scene, tiles_absent_from
+
+    scene = table_scene()
+    rack = tiles_absent_from(scene, 2)
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", png_bytes(scene.image), "image/png")).run()
+    at.text_area(key="play_rack_text").input(" ".join(t.short for t in rack))
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    assert not any(e.startswith("The table photo cannot be read") for e in texts(at.error)), texts(at.error)
+    assert len(at.image) == 1, "the annotated photo is shown"
+    html = all_markdown(at)
+    assert html.count('class="rk-tile') >= 3  # the reading as tiles (plus the rack)
+    # The player fixes the reading: every tile of a meld the rules reject is taken off.
+    for _ in range(60):
+        bad = [e for e in texts(at.error) if e.startswith("Meld ") and " is not valid" in e]
+        if not bad:
+            break
+        meld = int(bad[0].split()[1]) - 1
+        at.selectbox(key="play_edit_place").set_value((meld, 0)).run()
+        at.button(key="play_edit_remove").click().run()
+        assert not at.exception, at.exception
+    assert not any(" is not valid" in e for e in texts(at.error))
+    solve(at)
+    assert texts(at.success) or "No legal move: draw a tile." in texts(at.warning)
+
+
+@dataclass(frozen=True)
+class FakeReadTile:
+    tile: Tile
+    box: tuple[float, float, float, float]
+    confidence: float
+    alternatives: tuple[Tile, ...] = ()
+    corrected: bool = False
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class FakeReading:
+    tiles: tuple[FakeReadTile, ...]
+    melds: tuple[tuple[int, ...], ...]
+    problems: tuple[str, ...] = ()
+
+
+def fake_read(image, kind="table", rules=None):
+    """A stand-in reader with one doubtful tile, so the app's side is tested exactly."""
+    def t(name, **kw):
+        return FakeReadTile(parse_tile(name), (0, 0, 10, 10), kw.pop("confidence", 0.99), **kw)
+
+    if kind == "rack":
+        return FakeReading((t("r7"),), ((0,),))
+    tiles = (
+        t("r4"), t("r5"), t("k6", confidence=0.41, uncertain=True, alternatives=(parse_tile("r6"), parse_tile("k9"))),
+        t("k5"), t("b5"), t("o5", corrected=True, alternatives=(parse_tile("o3"),)),
+    )
+    return FakeReading(tiles, ((0, 1, 2), (3, 4, 5)), ("one tile was hard to read",))
+
+
+def fake_annotate(image, reading):
+    return np.zeros((20, 30, 3), np.uint8)
+
+
+def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypatch):
+    import vision
+
+    monkeypatch.setattr(vision, "read", fake_read, raising=False)
+    monkeypatch.setattr(vision, "annotate", fake_annotate, raising=False)
+    photo = io.BytesIO()
+    Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo.getvalue(), "image/png"))
+    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo.getvalue(), "image/png")).run()
+    at.text_area(key="play_table_text").input("r1 r2 r3")  # a photo beats typing, and says so
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    assert len(at.image) == 2  # both annotated photos
+    assert "Used the table photo; the typed table was ignored." in texts(at.warning)
+    assert "one tile was hard to read" in texts(at.warning)
+    html = all_markdown(at)
+    assert 'class="rk-tile rk-black rk-uncertain" title="black 6 — unsure; maybe: red 6, black 9"' in html
+    assert 'class="rk-tile rk-orange rk-corrected"' in html
+    assert "Meld 1 · 3: black 6 ⚠ — unsure; maybe: red 6, black 9" in html  # the list of doubts
+    assert texts(at.error) == ["Meld 1 is not valid: neither a run (one colour) nor a group (one number)"]
+    place = at.selectbox(key="play_edit_place")
+    assert place.value == (0, 2)  # the editor opens on the doubtful tile
+    picker = at.selectbox(key="play_edit_new_tile_0_2")
+    assert picker.options[:3] == ["black 6", "red 6", "black 9"]
+    picker.set_value(parse_tile("r6")).run()
+    at.button(key="play_edit_change").click().run()
+    assert texts(at.error) == []
+    assert 'class="rk-tile rk-red rk-edited"' in all_markdown(at)
+    solve(at)
+    assert texts(at.success) == ["Play 1 tile(s) worth 7 points: red 7"]

@@ -140,7 +140,7 @@ if not layout.melds:
     rows.append(ui.row_html(tr("Table", lang), []) + f'<p class="rk-label">{tr("empty", lang)}</p>')
 rows.append(ui.row_html(tr("Rack", lang), [ui.reading_chip_html(c, lang) for c in layout.rack]))
 ui.show_html("".join(rows))
-ui.legend(lang, ["uncertain", "corrected", "edited"])
+ui.legend(lang, [k for k in ("uncertain", "corrected", "edited") if any(getattr(layout.chip(p), k) for p in layout.places())])
 
 doubts = [p for p in layout.places() if layout.chip(p).uncertain or layout.chip(p).corrected]
 if doubts:
@@ -218,6 +218,7 @@ st.success(
        points=suggestion.value_placed, tiles=", ".join(tile_label(t, lang) for t in suggestion.played))
 )
 new_rows = []
+highlights: set[str] = set()
 for n, new in enumerate(suggestion.new_table):
     chips = []
     for i, (tile, source) in enumerate(zip(new.meld.tiles, new.sources)):
@@ -227,11 +228,10 @@ for n, new in enumerate(suggestion.new_table):
             stands_for=new.meld.represented[i] if new.meld.joker_mask[i] else None,
         )
         chips.append(ui.chip_html(tile, lang, style))
-    label = tr("Meld {n}", lang, n=n + 1)
-    row = ui.row_html(label, chips)
-    new_rows.append(row.replace('class="rk-row"', 'class="rk-row rk-same"') if new.unchanged else row)
+        highlights |= {k for k in ("played", "moved") if getattr(style, k)}
+    new_rows.append(ui.row_html(tr("Meld {n}", lang, n=n + 1), chips, dim=new.unchanged))
 ui.show_html("".join(new_rows))
-ui.legend(lang, ["played", "moved"])
+ui.legend(lang, sorted(highlights, key=["played", "moved"].index))
 st.markdown("**" + tr("Steps", lang) + "**")
 st.markdown("\n".join(f"{i}. {text}" for i, text in enumerate(solver.describe_steps(suggestion, lang), start=1)))
 if not suggestion.optimal:

@@ -1,0 +1,33 @@
+"""Synthetic table photos rendered at test time (no image files in the repository)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import cv2
+import numpy as np
+
+from datasets.synth.scenes import Scene, compose_scene
+from solver.tiles import ALL_NUMBERED, Tile
+
+TABLE_SEED = 3
+
+
+def table_scene(seed: int = TABLE_SEED) -> Scene:
+    return compose_scene(np.random.default_rng(seed), width=960, height=720, kind="table")
+
+
+def png_bytes(image: np.ndarray) -> bytes:
+    ok, encoded = cv2.imencode(".png", image)
+    assert ok
+    return encoded.tobytes()
+
+
+def table_photo_png(seed: int = TABLE_SEED) -> bytes:
+    return png_bytes(table_scene(seed).image)
+
+
+def tiles_absent_from(scene: Scene, count: int) -> tuple[Tile, ...]:
+    """Rack tiles that cannot clash with the photo's tiles over the copy limits."""
+    present = Counter(p.tile for p in scene.tiles)
+    return tuple(t for t in ALL_NUMBERED if present[t] == 0)[:count]
