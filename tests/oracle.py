@@ -148,6 +148,9 @@ def violations(position: Position, suggestion: Suggestion) -> list[str]:
             else:
                 problems.append(f"meld {k}: unknown source {source}")
 
+    over = sorted(t.name for t, n in new_tiles.items() if n > rules.max_count(t))
+    if over:
+        problems.append(f"more copies on the table than the game has: {over}")
     if new_tiles != Counter(position.table_tiles) + played:
         lost = Counter(position.table_tiles) + played - new_tiles
         extra = new_tiles - (Counter(position.table_tiles) + played)
