@@ -23,28 +23,24 @@ class NewMeld:
     """A meld of the new table; ``sources[i]`` says where position ``i``'s tile comes from.
 
     ``continues`` is the old meld this one grows out of (its tiles that stay there are not
-    moved), or ``None`` for a meld built fresh.
+    moved), or ``None`` for a meld built fresh; ``unchanged`` marks an old meld left exactly
+    as it was.
     """
 
     meld: Meld
     sources: tuple[int, ...]
     continues: int | None
+    unchanged: bool = False
 
     @property
     def from_rack(self) -> tuple[Tile, ...]:
         return tuple(t for t, s in zip(self.meld.tiles, self.sources) if s == RACK)
 
-    @property
-    def unchanged(self) -> bool:
-        """True when this is an old meld left exactly as it was."""
-        return self.continues is not None and all(s == self.continues for s in self.sources) and bool(
-            self.sources
-        )
-
 
 class StepKind(enum.Enum):
     LAY_DOWN = "lay-down"          # a new meld from rack tiles only
     ADD = "add"                    # rack tiles added to an old meld, nothing else changes
+    SPLIT = "split"                # an old meld gives tiles away and keeps the rest in place
     REPLACE_JOKER = "replace-joker"  # a joker in an old meld swapped for the tile it stands for
     REARRANGE = "rearrange"        # any other composition of old-meld and rack tiles
 
