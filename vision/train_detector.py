@@ -147,17 +147,8 @@ def train(config: dict[str, Any], work: Path, device: str = "cpu", **overrides: 
     args = dict(config.get("train") or {})
     args.update({k: v for k, v in overrides.items() if v is not None})
     model = YOLO(str(config["model"]))
-    model.train(
-        data=str(prepared.data_yaml),
-        device=device,
-        project=str(work),
-        name="run",
-        exist_ok=True,
-        plots=False,
-        amp=False,
-        verbose=True,
-        **args,
-    )
+    fixed = {"data": str(prepared.data_yaml), "device": device, "project": str(work), "name": "run", "exist_ok": True}
+    model.train(**{"plots": False, "amp": False, "verbose": True, **args, **fixed})
     best = work / "run" / "weights" / "best.pt"
     if not best.exists():
         raise TrainingConfigError(f"training finished without {best}")
@@ -171,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real", type=Path, help="real dataset root (overrides the config)")
     parser.add_argument("--no-real", action="store_true", help="train on synthetic data only")
     parser.add_argument("--synthetic-count", type=int, help="number of synthetic images (overrides the config)")
+    parser.add_argument("--synthetic-dir", type=Path, help="synthetic dataset dir (overrides the config)")
     parser.add_argument("--epochs", type=int)
     parser.add_argument("--imgsz", type=int)
     parser.add_argument("--batch", type=int)
@@ -186,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
             config["real"] = None
         if args.synthetic_count is not None:
             config["synthetic"] = {**(config.get("synthetic") or {}), "count": args.synthetic_count}
+        if args.synthetic_dir is not None:
+            config["synthetic"] = {**(config.get("synthetic") or {}), "dir": str(args.synthetic_dir.resolve())}
         best = train(
             config, args.work, device=args.device, epochs=args.epochs, imgsz=args.imgsz, batch=args.batch, time=args.time
         )

@@ -1,0 +1,179 @@
+"""Detections value type, window tiling, and the shipped tile detector on rendered photos."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.synth.scenes import compose_scene
+from vision.detections import Detections, box_iou, box_overlap
+from vision.detector import DEFAULT_WEIGHTS, DetectorNotFoundError, detect_tiles, load_detector, windows
+
+needs_weights = pytest.mark.skipif(
+    not DEFAULT_WEIGHTS.is_file(), reason=f"shipped detector weights absent ({DEFAULT_WEIGHTS}); see models/detector.md"
+)
+
+
+# --- Detections -------------------------------------------------------------------------------
+
+
+def test_detections_are_frozen_read_only_copies():
+    boxes = np.array([[0, 0, 10, 20], [5, 5, 15, 25]], np.float32)
+    dets = Detections(boxes, [0.9, 0.8])
+    boxes[0, 0] = 99
+    assert dets.boxes[0, 0] == 0  # copied
+    with pytest.raises(ValueError):
+        dets.boxes[0, 0] = 1  # read-only
+    with pytest.raises(AttributeError):
+        dets.boxes = boxes  # type: ignore[misc]  # frozen
+    assert len(dets) == 2 and dets.class_ids is None
+    assert np.allclose(dets.centers, [[5, 10], [10, 15]])
+    assert np.allclose(dets.areas, [200, 200])
+
+
+def test_detections_validate_their_arrays():
+    with pytest.raises(ValueError, match="confidences"):
+        Detections(np.zeros((2, 4)), [0.5])
+    with pytest.raises(ValueError, match="x2 >= x1"):
+        Detections(np.array([[10, 0, 5, 5]]), [0.5])
+    with pytest.raises(ValueError, match="class ids"):
+        Detections(np.zeros((1, 4)), [0.5], class_ids=[1, 2])
+    assert len(Detections.empty()) == 0 and Detections.empty().boxes.shape == (0, 4)
+
+
+def test_filtering_shifting_scaling_clipping_and_concat():
+    dets = Detections(np.array([[0, 0, 10, 10], [20, 20, 30, 30]]), [0.9, 0.3], class_ids=[4, 7])
+    assert dets.with_min_confidence(0.5).class_ids.tolist() == [4]
+    assert dets[[1]].boxes.tolist() == [[20, 20, 30, 30]]
+    assert dets.shifted(5, -5).boxes[0].tolist() == [5, -5, 15, 5]
+    assert dets.scaled(2).boxes[1].tolist() == [40, 40, 60, 60]
+    assert dets.clipped(25, 25).boxes[1].tolist() == [20, 20, 25, 25]
+    both = Detections.concat([dets, dets.shifted(100, 0)])
+    assert len(both) == 4 and both.class_ids.tolist() == [4, 7, 4, 7]
+    assert len(Detections.concat([])) == 0
+    with pytest.raises(ValueError, match="class ids"):
+        Detections.concat([dets, Detections(np.zeros((1, 4)), [0.4])])
+
+
+def test_iou_and_overlap():
+    a = np.array([[0, 0, 10, 10]])
+    b = np.array([[5, 0, 15, 10], [0, 0, 5, 5], [20, 20, 30, 30]])
+    assert np.allclose(box_iou(a, b), [[50 / 150, 25 / 100, 0]])
+    assert np.allclose(box_overlap(a, b), [[0.5, 1.0, 0.0]])
+
+
+def test_nms_keeps_best_and_drops_contained_fragments():
+    boxes = np.array([[0, 0, 10, 14], [1, 0, 11, 14], [0, 0, 10, 6], [50, 50, 60, 64]], np.float32)
+    dets = Detections(boxes, [0.8, 0.9, 0.7, 0.5])
+    kept = dets.nms(0.5)
+    assert kept.confidences.tolist() == pytest.approx([0.9, 0.7, 0.5])  # fragment survives plain IoU NMS
+    kept = dets.nms(0.5, overlap_threshold=0.75)
+    assert kept.confidences.tolist() == pytest.approx([0.9, 0.5])
+    assert len(Detections.empty().nms()) == 0
+
+
+def test_windows_cover_the_image_with_overlap():
+    boxes = windows(1000, 600, 400, 100)
+    covered = np.zeros((600, 1000), bool)
+    for x1, y1, x2, y2 in boxes:
+        assert x2 - x1 <= 400 and y2 - y1 <= 400
+        covered[y1:y2, x1:x2] = True
+    assert covered.all()
+    xs = sorted({b[0] for b in boxes})
+    assert all(b - a <= 300 for a, b in zip(xs, xs[1:]))  # neighbours overlap by >= 100
+    assert windows(300, 200, 400, 100) == [(0, 0, 300, 200)]
+    with pytest.raises(ValueError):
+        windows(1000, 1000, 100, 100)
+
+
+# --- the shipped detector -----------------------------------------------------------------------
+
+
+def _match(found: Detections, truth: np.ndarray, iou: float = 0.5) -> tuple[float, float]:
+    """Recall and precision with greedy one-to-one matching at ``iou``."""
+    if len(truth) == 0 or len(found) == 0:
+        return (1.0 if len(truth) == 0 else 0.0), (1.0 if len(found) == 0 else 0.0)
+    matrix = box_iou(found.boxes, truth)
+    matched_truth: set[int] = set()
+    hits = 0
+    for i in np.argsort(-found.confidences):
+        candidates = [j for j in np.argsort(-matrix[i]) if matrix[i, j] >= iou and j not in matched_truth]
+        if candidates:
+            matched_truth.add(candidates[0])
+            hits += 1
+    return hits / len(truth), hits / len(found)
+
+
+def _tidy_scene(seed: int):
+    """A generated table photo whose tiles are fully visible (partly hidden ones are ambiguous)."""
+    scene = compose_scene(np.random.default_rng(seed), 960, 720, "table")
+    truth = np.array([t.box for t in scene.tiles if t.visible > 0.9], np.float32)
+    hidden = np.array([t.box for t in scene.tiles if t.visible <= 0.9], np.float32).reshape(-1, 4)
+    return scene.image, truth, hidden
+
+
+def _without_partly_hidden(found: Detections, hidden: np.ndarray) -> Detections:
+    if len(hidden) == 0 or len(found) == 0:
+        return found
+    return found[box_iou(found.boxes, hidden).max(axis=1) < 0.3]
+
+
+@needs_weights
+def test_detector_finds_tiles_in_rendered_photos():
+    recalls, precisions = [], []
+    for seed in (7, 8, 9):
+        image, truth, hidden = _tidy_scene(seed)
+        found = _without_partly_hidden(detect_tiles(image), hidden)
+        recall, precision = _match(found, truth)
+        recalls.append(recall)
+        precisions.append(precision)
+    assert np.mean(recalls) >= 0.85, recalls
+    assert np.mean(precisions) >= 0.85, precisions
+
+
+@needs_weights
+def test_detector_on_a_big_photo_returns_boxes_in_photo_pixels():
+    image, truth, hidden = _tidy_scene(7)
+    big = cv2.resize(image, (3840, 2880), interpolation=cv2.INTER_LINEAR)  # 11 MP
+    found = _without_partly_hidden(detect_tiles(big), hidden * 4)
+    recall, precision = _match(found, truth * 4)
+    assert recall >= 0.8 and precision >= 0.8, (recall, precision)
+    assert found.boxes[:, 2].max() <= 3840 and found.boxes[:, 3].max() <= 2880
+
+
+@needs_weights
+def test_detector_on_an_empty_table_finds_little():
+    plain = np.full((480, 640, 3), (60, 90, 140), np.uint8)  # a plain brown table
+    assert len(detect_tiles(plain)) <= 1
+
+
+@needs_weights
+def test_tiny_and_bad_images():
+    assert len(detect_tiles(np.zeros((4, 4, 3), np.uint8))) == 0
+    with pytest.raises(ValueError, match="BGR uint8"):
+        detect_tiles(np.zeros((10, 10), np.uint8))
+    with pytest.raises(ValueError, match="tiling"):
+        detect_tiles(np.zeros((10, 10, 3), np.uint8), tiling="sometimes")
+
+
+def test_missing_weights_raise_a_clear_error(tmp_path):
+    with pytest.raises(DetectorNotFoundError, match="not found"):
+        load_detector(tmp_path / "absent.pt")
+
+
+@pytest.mark.skipif(not os.environ.get("RUMMIKUB_SLOW_TESTS"), reason="smoke training takes ~1 min; set RUMMIKUB_SLOW_TESTS=1")
+def test_training_entry_point_runs_offline(tmp_path):
+    from vision.train import main
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(
+        "model: yolo11n.yaml\nreal: null\nsynthetic: {count: 2, seed: 0}\n"
+        "train: {imgsz: 64, epochs: 1, batch: 2, workers: 0, seed: 0, plots: false}\n"
+    )
+    export = tmp_path / "detector.pt"
+    assert main(["detector", "--config", str(config), "--work", str(tmp_path / "work"), "--export", str(export)]) == 0
+    assert export.is_file() and export.stat().st_size > 100_000

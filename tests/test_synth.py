@@ -1,0 +1,135 @@
+"""Synthetic data: tile renderer, scene composer and dataset writer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from datasets.synth.__main__ import main as synth_main
+from datasets.synth.backgrounds import KINDS, background
+from datasets.synth.scenes import REAL_CLASS_NAMES, compose_scene, random_meld, real_class_index
+from datasets.synth.tiles import INK_BGR, font_names, render_tile
+from solver.melds import check_meld
+from solver.rules import STANDARD
+from solver.tiles import ALL_NUMBERED, JOKER, Colour, Tile
+
+REAL_DATA_YAML = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "rummikub-real" / "data.yaml"
+
+
+def test_render_tile_shape_alpha_and_determinism():
+    a = render_tile(Tile(Colour.RED, 7), np.random.default_rng(5), 90)
+    b = render_tile(Tile(Colour.RED, 7), np.random.default_rng(5), 90)
+    assert a.dtype == np.uint8 and a.shape[0] == 90 and a.shape[2] == 4
+    assert 0.6 * 90 <= a.shape[1] <= 0.8 * 90
+    assert np.array_equal(a, b)
+    assert a[45, a.shape[1] // 2, 3] == 255  # opaque middle
+    assert a[0, 0, 3] < 128  # rounded corner is transparent
+
+
+def test_render_tile_ink_has_the_tile_colour():
+    """The darkest pixels of the number carry the ink colour's dominant channel."""
+    for colour, channel in ((Colour.BLUE, 0), (Colour.RED, 2)):
+        tile = render_tile(Tile(colour, 8), np.random.default_rng(1), 120)
+        bgr = tile[..., :3].astype(int)
+        ink = bgr[tile[..., 3] == 255]
+        darkest = ink[np.argsort(ink.sum(axis=1))[:50]]
+        assert np.all(darkest.argmax(axis=1) == channel), colour
+
+
+def test_render_tile_blank_joker_and_small_sizes():
+    rng = np.random.default_rng(0)
+    blank = render_tile(None, rng, 60)
+    joker = render_tile(JOKER, rng, 60)
+    assert blank[..., :3][blank[..., 3] == 255].std() < joker[..., :3][joker[..., 3] == 255].std()
+    assert render_tile(ALL_NUMBERED[12], rng, 20).shape[0] == 20
+    with pytest.raises(ValueError):
+        render_tile(ALL_NUMBERED[0], rng, 4)
+
+
+def test_several_fonts_are_available():
+    assert len(font_names()) >= 4
+    assert set(INK_BGR) == set(Colour)
+
+
+def test_backgrounds_all_kinds_and_unknown_kind():
+    rng = np.random.default_rng(2)
+    for kind in KINDS:
+        image = background(rng, 64, 48, kind)
+        assert image.shape == (48, 64, 3) and image.dtype == np.uint8 and image.flags.c_contiguous
+    with pytest.raises(ValueError, match="unknown background"):
+        background(rng, 64, 48, "lava")
+
+
+def test_random_melds_are_legal():
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        meld = random_meld(rng)
+        assert check_meld(meld, STANDARD).valid, meld
+
+
+def test_real_class_order_matches_the_real_data_yaml():
+    assert REAL_CLASS_NAMES[:5] == ("black_1", "black_10", "black_11", "black_12", "black_13")
+    assert REAL_CLASS_NAMES[26] == "joker" and real_class_index(JOKER) == 26
+    assert real_class_index(Tile(Colour.RED, 9)) == 52
+    if REAL_DATA_YAML.exists():
+        import yaml
+
+        assert tuple(yaml.safe_load(REAL_DATA_YAML.read_text())["names"]) == REAL_CLASS_NAMES
+
+
+@pytest.mark.parametrize("kind", ["table", "rack"])
+def test_scene_labels_are_consistent(kind):
+    scene = compose_scene(np.random.default_rng(11), 480, 360, kind)
+    assert scene.image.shape == (360, 480, 3) and scene.kind == kind
+    assert len(scene.tiles) > 0
+    for tile in scene.tiles:
+        x1, y1, x2, y2 = tile.box
+        assert 0 <= x1 < x2 <= 480 and 0 <= y1 < y2 <= 360
+        assert tile.corners.shape == (4, 2) and 0.3 <= tile.visible <= 1.0
+    covered = sorted(i for meld in scene.melds for i in meld)
+    assert covered == list(range(len(scene.tiles)))  # every labelled tile in exactly one meld
+
+
+def test_scene_is_deterministic_and_tiles_are_where_labels_say():
+    a = compose_scene(np.random.default_rng(21), 480, 360, "table")
+    b = compose_scene(np.random.default_rng(21), 480, 360, "table")
+    assert np.array_equal(a.image, b.image) and len(a.tiles) == len(b.tiles)
+    for tile in a.tiles:
+        assert cv2.contourArea(tile.corners) > 0  # a real quadrilateral
+        if tile.visible == 1.0:  # whole tile in view: its box is its corners' extent
+            assert np.allclose(tile.box, [*tile.corners.min(axis=0), *tile.corners.max(axis=0)], atol=0.01)
+
+
+def test_scene_rejects_unknown_kind():
+    with pytest.raises(ValueError, match="unknown scene kind"):
+        compose_scene(np.random.default_rng(0), kind="floor")
+
+
+def test_cli_writes_a_yolo_dataset(tmp_path, capsys):
+    assert synth_main(["--out", str(tmp_path), "--count", "2", "--seed", "4"]) == 0
+    images = sorted((tmp_path / "images").glob("*.jpg"))
+    assert [p.name for p in images] == ["synth_000000.jpg", "synth_000001.jpg"]
+    for image in images:
+        labels = (tmp_path / "labels" / f"{image.stem}.txt").read_text().split("\n")
+        labels = [line.split() for line in labels if line]
+        tiles = [line.split() for line in (tmp_path / "labels_tiles" / f"{image.stem}.txt").read_text().split("\n") if line]
+        meta = json.loads((tmp_path / "meta" / f"{image.stem}.json").read_text())
+        assert len(labels) == len(tiles) == len(meta["tiles"])
+        assert all(line[0] == "0" and len(line) == 5 for line in labels)
+        assert all(0.0 <= float(v) <= 1.0 for line in labels for v in line[1:])
+        assert [int(t[0]) for t in tiles] == [t["real_class"] for t in meta["tiles"]]
+        assert [line[1:] for line in labels] == [t[1:] for t in tiles]
+    assert "nc: 1" in (tmp_path / "data.yaml").read_text()
+    # Same seed, same first image bytes (image i depends only on seed and i).
+    again = tmp_path / "again"
+    synth_main(["--out", str(again), "--count", "1", "--seed", "4"])
+    assert (again / "images" / "synth_000000.jpg").read_bytes() == images[0].read_bytes()
+
+
+def test_cli_rejects_negative_count(tmp_path):
+    with pytest.raises(SystemExit):
+        synth_main(["--out", str(tmp_path), "--count", "-1"])

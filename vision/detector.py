@@ -1,0 +1,138 @@
+"""Find every tile in a photo: the one-class YOLO detector, at a resolution that suits the photo.
+
+API::
+
+    detect_tiles(image, *, weights=None, conf=0.25, imgsz=640, tiling="auto") -> Detections
+    load_detector(weights=None)        # cached (functools.lru_cache): loaded once per process
+    DetectorNotFoundError(FileNotFoundError)
+
+``image`` is a BGR uint8 array as :func:`vision.images.load_image` returns (any size: a 12 MP
+photo, portrait or landscape, or a small screenshot). Boxes come back in that image's pixels.
+
+Resolution strategy: one pass over the whole photo at ``imgsz``; when the tiles it finds are
+small in the network's input (or it finds none in a big photo), a second pass runs on
+overlapping windows cut from the full-resolution photo, sized so a tile is ~:data:`TARGET_TILE_PX`
+pixels tall in each window's input. Boxes touching a window's inner edge are dropped (the
+window next door sees that tile whole; the overlap exceeds a tile), and the rest are merged
+with the global pass by NMS. ``tiling="never"`` / ``"always"`` force either behaviour.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+
+from vision import yolo_env
+from vision.detections import Detections
+
+__all__ = ["detect_tiles", "load_detector", "DetectorNotFoundError", "DEFAULT_WEIGHTS", "TARGET_TILE_PX", "windows"]
+
+DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "detector.pt"
+#: Tile height (pixels in the network input) below which the detector starts to miss tiles.
+SMALL_TILE_PX = 22.0
+#: Tile height a tiled pass aims for in each window's network input.
+TARGET_TILE_PX = 40.0
+_MERGE_IOU = 0.5
+_MERGE_OVERLAP = 0.75
+_TILING_MODES = ("auto", "never", "always")
+
+
+class DetectorNotFoundError(FileNotFoundError):
+    """The detector weights are missing (train them or fetch the release; see models/detector.md)."""
+
+
+@functools.lru_cache(maxsize=2)
+def load_detector(weights: str | Path | None = None):
+    """The ultralytics model for ``weights`` (default: the shipped ``models/detector.pt``), loaded once."""
+    path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
+    if not path.is_file():
+        raise DetectorNotFoundError(f"tile detector weights not found: {path} (see models/detector.md)")
+    yolo_env.configure_threads()
+    from ultralytics import YOLO
+
+    return YOLO(str(path), task="detect")
+
+
+def _predict(model, images: list[np.ndarray], imgsz: int, conf: float) -> list[Detections]:
+    """Run the model; convert ultralytics Results to Detections here and nowhere else."""
+    results = model.predict(images, imgsz=imgsz, conf=conf, iou=0.6, max_det=500, verbose=False, device="cpu")
+    out = []
+    for result in results:
+        boxes = result.boxes
+        out.append(Detections(boxes.xyxy.cpu().numpy(), boxes.conf.cpu().numpy()))
+    return out
+
+
+def windows(width: int, height: int, size: int, overlap: int) -> list[tuple[int, int, int, int]]:
+    """Overlapping ``size``-pixel windows (x1, y1, x2, y2) covering a ``width×height`` image."""
+    if size <= overlap:
+        raise ValueError(f"window size {size} must exceed the overlap {overlap}")
+
+    def starts(length: int) -> list[int]:
+        if length <= size:
+            return [0]
+        n = int(np.ceil((length - overlap) / (size - overlap)))
+        step = (length - size) / (n - 1)
+        return [int(round(i * step)) for i in range(n)]
+
+    return [
+        (x, y, min(width, x + size), min(height, y + size)) for y in starts(height) for x in starts(width)
+    ]
+
+
+def _inner_edge_mask(dets: Detections, window: tuple[int, int, int, int], width: int, height: int) -> np.ndarray:
+    """True for boxes that do not touch an edge of the window lying inside the photo."""
+    x1, y1, x2, y2 = window
+    margin = 2.0
+    b = dets.boxes
+    keep = np.ones(len(dets), bool)
+    if x1 > 0:
+        keep &= b[:, 0] > x1 + margin
+    if y1 > 0:
+        keep &= b[:, 1] > y1 + margin
+    if x2 < width:
+        keep &= b[:, 2] < x2 - margin
+    if y2 < height:
+        keep &= b[:, 3] < y2 - margin
+    return keep
+
+
+def detect_tiles(
+    image: np.ndarray,
+    *,
+    weights: str | Path | None = None,
+    conf: float = 0.25,
+    imgsz: int = 640,
+    tiling: str = "auto",
+) -> Detections:
+    """Tile boxes in ``image`` (BGR uint8) in its own pixels; empty when there are none."""
+    if tiling not in _TILING_MODES:
+        raise ValueError(f"tiling must be one of {', '.join(_TILING_MODES)}, got {tiling!r}")
+    if not isinstance(image, np.ndarray) or image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+        raise ValueError("image must be an H×W×3 BGR uint8 array (see vision.images.load_image)")
+    height, width = image.shape[:2]
+    if min(height, width) < 8:
+        return Detections.empty()
+    model = load_detector(weights)
+    found = _predict(model, [image], imgsz, conf)[0]
+    scale = imgsz / max(height, width)  # network input pixels per photo pixel
+    if tiling == "never" or scale >= 1.0:
+        return found
+    median_h = float(np.median(np.minimum(found.heights, found.widths) * 1.4)) if len(found) else 0.0
+    small = len(found) == 0 or median_h * scale < SMALL_TILE_PX
+    if tiling == "auto" and not small:
+        return found
+    tile_px = median_h if len(found) else max(height, width) / 25.0
+    size = int(np.clip(imgsz * tile_px / TARGET_TILE_PX, imgsz, max(height, width)))
+    if size >= max(height, width):
+        return found
+    overlap = int(min(size * 0.5, tile_px * 1.6))
+    parts = [found]
+    boxes = windows(width, height, size, overlap)
+    crops = [image[y1:y2, x1:x2] for x1, y1, x2, y2 in boxes]
+    for window, dets in zip(boxes, _predict(model, crops, imgsz, conf)):
+        shifted = dets.shifted(window[0], window[1])
+        parts.append(shifted[_inner_edge_mask(shifted, window, width, height)])
+    return Detections.concat(parts).nms(_MERGE_IOU, _MERGE_OVERLAP)
