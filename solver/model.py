@@ -234,9 +234,10 @@ def _solve_rearrange(
         overlap = np.minimum(cat.usage, u[None, :]).sum(axis=1)
         size = int(u.sum())
         one = solver.Constraint(0.0, 1.0)
-        # A meld continues into a superset of itself, or into a joker-free piece sharing >= 2 tiles.
+        # A meld continues into a superset of itself, or into a piece sharing >= 2 of its tiles
+        # that brings in no joker from elsewhere (this prunes most of the joker variants).
         superset = overlap == size
-        piece = (overlap >= min(MIN_CONTINUATION_OVERLAP, size)) & (jokers_in == 0)
+        piece = (overlap >= min(MIN_CONTINUATION_OVERLAP, size)) & (jokers_in <= u[JOKER_INDEX])
         for k in np.nonzero(superset | piece)[0]:
             var = solver.BoolVar(f"c{m}_{k}")
             cont[(m, int(k))] = var
