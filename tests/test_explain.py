@@ -1,0 +1,62 @@
+"""Table checks and the steps of a move as a player reads them."""
+
+import pytest
+
+from solver import (
+    RACK, Action, InvalidTableError, Position, Problem, StepKind, check_table, describe_steps, solve,
+)
+from solver.tiles import parse_melds, parse_tiles
+
+
+def suggest(table: str, rack: str, opened: bool = True):
+    return solve(Position(parse_melds(table), parse_tiles(rack), opened))
+
+
+def test_check_table_lists_each_invalid_meld_and_why() -> None:
+    result = check_table(parse_melds("r4 r5 r6 | k5 k5 b5 | r1 r2"))
+    assert result.invalid == (1, 2)
+    assert Problem.GROUP_REPEATED_COLOUR in result.melds[1].problems
+    assert Problem.TOO_FEW_TILES in result.melds[2].problems
+
+
+def test_solver_refuses_an_invalid_table() -> None:
+    with pytest.raises(InvalidTableError) as err:
+        suggest("r4 r5 r6 | r1 r2", "r7")
+    assert err.value.check.invalid == (1,)
+
+
+def test_adding_to_the_end_of_a_run_is_one_add_step() -> None:
+    s = suggest("r4 r5 r6 | k9 b9 o9", "r7")
+    assert [st.kind for st in s.steps] == [StepKind.ADD]
+    assert describe_steps(s) == ["Add your red 7 to [red 4 5 6]: [red 4 5 6 7]."]
+
+
+def test_splitting_a_run_to_insert_a_tile() -> None:
+    s = suggest("b6 b7 b8 b9 b10", "b8")
+    assert [st.kind for st in s.steps] == [StepKind.SPLIT, StepKind.REARRANGE]
+    texts = describe_steps(s)
+    assert texts[0] == "Split [blue 6 7 8 9 10]: leave [blue 6 7 8] in place; its other tiles go to the melds below."
+    assert texts[1] == "Make [blue 8 9 10] from blue 9, blue 10 from [blue 6 7 8 9 10]; blue 8 from your rack."
+    assert s.tiles_moved == 2
+
+
+def test_replacing_a_joker_and_playing_it() -> None:
+    s = suggest("k5 j o5", "b5 r9 r10")
+    kinds = [st.kind for st in s.steps]
+    assert StepKind.REPLACE_JOKER in kinds
+    joker_step = s.steps[kinds.index(StepKind.REPLACE_JOKER)]
+    assert (RACK, parse_tiles("b5")) in joker_step.parts
+    text = describe_steps(s)[kinds.index(StepKind.REPLACE_JOKER)]
+    assert text.startswith("Replace the joker in [black 5, joker (blue 5), orange 5] with blue 5 from your rack")
+
+
+def test_initial_meld_is_laid_down_from_the_rack() -> None:
+    s = suggest("k1 k2 k3", "r9 r10 r11 o2", opened=False)
+    assert describe_steps(s) == ["Lay down [red 9 10 11] from your rack."]
+    assert s.new_table[0].unchanged  # the table is untouched
+
+
+def test_no_move_says_draw() -> None:
+    s = suggest("r1 r2 r3", "k9")
+    assert s.action is Action.DRAW
+    assert describe_steps(s) == ["No legal move: draw a tile."]
