@@ -34,6 +34,7 @@ DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "detector.pt"
 SMALL_TILE_PX = 22.0
 #: Tile height a tiled pass aims for in each window's network input.
 TARGET_TILE_PX = 40.0
+_SURE_CONF = 0.25
 _MERGE_IOU = 0.5
 _MERGE_OVERLAP = 0.75
 _TILING_MODES = ("auto", "never", "always")
@@ -120,11 +121,12 @@ def detect_tiles(
     scale = imgsz / max(height, width)  # network input pixels per photo pixel
     if tiling == "never" or scale >= 1.0:
         return found
-    median_h = float(np.median(np.minimum(found.heights, found.widths) * 1.4)) if len(found) else 0.0
-    small = len(found) == 0 or median_h * scale < SMALL_TILE_PX
+    sure = found.with_min_confidence(max(conf, _SURE_CONF))  # judge tile size on confident boxes only
+    median_h = float(np.median(np.minimum(sure.heights, sure.widths) * 1.4)) if len(sure) else 0.0
+    small = len(sure) == 0 or median_h * scale < SMALL_TILE_PX
     if tiling == "auto" and not small:
         return found
-    tile_px = median_h if len(found) else max(height, width) / 25.0
+    tile_px = median_h if len(sure) else max(height, width) / 25.0
     size = int(np.clip(imgsz * tile_px / TARGET_TILE_PX, imgsz, max(height, width)))
     if size >= max(height, width):
         return found

@@ -15,8 +15,8 @@ one above the other stay apart. Linked tiles form a meld, ordered along its main
 left to right, or top to bottom for a column. That order is the photo's; whether a meld is
 upside down (read right to left) is for the tile reader to say, from the marks under the numbers.
 
-Rack: tiles are grouped into tiers by their height on the rack after undoing the photo's tilt,
-and ordered left to right within a tier.
+Rack: tiles are grouped into tiers by their height on the rack after undoing the photo's tilt
+(and a quarter turn, when the standing tiles look wide), and ordered left to right within a tier.
 """
 
 from __future__ import annotations
@@ -144,12 +144,15 @@ def _tilt(centres: np.ndarray, widths: np.ndarray) -> float:
 
 
 def _rack(dets: Detections) -> list[list[int]]:
-    centres = dets.centers
+    centres, heights = dets.centers, dets.heights
+    if np.median(dets.widths / np.maximum(dets.heights, 1e-6)) > 1.1:
+        # Standing tiles look wide: the photo is turned a quarter; work in swapped axes.
+        centres, heights = centres[:, ::-1].copy(), dets.widths
     angle = _tilt(centres, np.minimum(dets.widths, dets.heights))
     c, s = np.cos(-angle), np.sin(-angle)
     upright = centres @ np.array([[c, s], [-s, c]])
     order = np.argsort(upright[:, 1], kind="stable")
-    gap = 0.5 * float(np.median(dets.heights))
+    gap = 0.5 * float(np.median(heights))
     tiers: list[list[int]] = [[int(order[0])]]
     for previous, current in zip(order, order[1:]):
         if upright[current, 1] - upright[previous, 1] > gap:

@@ -303,6 +303,7 @@ def compose_scene(
     image = cv2.warpPerspective(canvas, homography, (width, height), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0))
     covered = cv2.warpPerspective(np.ones((hp, wp), np.uint8), homography, (width, height), flags=cv2.INTER_NEAREST)
     beyond = cv2.warpPerspective(bare, homography, (width, height), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+    covered = cv2.erode(covered, np.ones((3, 3), np.uint8))  # the plane's anti-aliased rim comes from `beyond`
     image = np.where(covered[..., None] > 0, image, beyond)
     id_image = cv2.warpPerspective(ids, homography, (width, height), flags=cv2.INTER_NEAREST, borderValue=0)
     counts = np.bincount(id_image.ravel(), minlength=len(placements) + 1)
