@@ -1,0 +1,195 @@
+"""Rule-aware decoding on hand-made probability arrays: repairs, copy limits, doubt, and restraint."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.rules import STANDARD, RuleSet
+from solver.tiles import NUM_KINDS, parse_tile
+from vision.decoding import DecodingError, DecodingSettings, argmax_decoding, decode
+
+
+def probs_for(*rows: dict[str, float]) -> np.ndarray:
+    """One row per tile: the named tiles get their probability, the rest share what is left."""
+    out = np.zeros((len(rows), NUM_KINDS))
+    for r, row in enumerate(rows):
+        rest = 1.0 - sum(row.values())
+        out[r, :] = rest / (NUM_KINDS - len(row))
+        for name, p in row.items():
+            out[r, parse_tile(name).index] = p
+    return out
+
+
+def sure(name: str, p: float = 0.98) -> dict[str, float]:
+    return {name: p}
+
+
+def names(decoding) -> list[str]:
+    return [t.name for t in decoding.tiles]
+
+
+def test_confident_valid_meld_is_left_alone():
+    probs = probs_for(sure("red-7"), sure("red-8"), sure("red-9"))
+    result = decode(probs, [[0, 1, 2]])
+    assert names(result) == ["red-7", "red-8", "red-9"]
+    assert result.corrected == (False, False, False)
+    assert result.uncertain == (False, False, False)
+    assert result.invalid_melds == ()
+    assert min(result.confidence) > 0.95
+
+
+def test_invalid_meld_repaired_to_nearly_as_probable_valid_reading():
+    # The classifier slightly prefers orange for the middle tile; only red makes a run.
+    probs = probs_for(sure("red-7"), {"orange-8": 0.55, "red-8": 0.40}, sure("red-9"))
+    result = decode(probs, [[0, 1, 2]])
+    assert names(result) == ["red-7", "red-8", "red-9"]
+    assert result.corrected == (False, True, False)
+    assert result.invalid_melds == ()
+    # Under the rules the repaired tile is now well supported.
+    assert result.confidence[1] > 0.95 and not result.uncertain[1]
+
+
+def test_group_repaired_by_colour_a_group_can_still_use():
+    probs = probs_for(sure("black-5"), {"black-5": 0.5, "blue-5": 0.45}, sure("red-5"))
+    result = decode(probs, [[0, 1, 2]])
+    assert names(result) == ["black-5", "blue-5", "red-5"]
+    assert result.corrected == (False, True, False)
+
+
+def test_strong_reading_is_not_overruled_even_if_the_meld_is_invalid():
+    # orange-8 at 0.97 against red-8 at 0.02: ratio 0.02 < repair_ratio, keep what was seen.
+    probs = probs_for(sure("red-7"), {"orange-8": 0.97, "red-8": 0.02}, sure("red-9"))
+    result = decode(probs, [[0, 1, 2]])
+    assert names(result) == ["red-7", "orange-8", "red-9"]
+    assert result.corrected == (False, False, False)
+    assert result.invalid_melds == (0,)
+    assert not any(result.uncertain)
+
+
+def test_rack_tiles_are_not_forced_into_melds():
+    probs = probs_for(sure("red-7"), {"orange-8": 0.6, "red-8": 0.4}, sure("red-9"))
+    result = decode(probs, [[0, 1, 2]], require_valid_melds=False)
+    assert names(result) == ["red-7", "orange-8", "red-9"]
+    assert result.corrected == (False, False, False)
+    assert result.uncertain == (False, True, False)
+
+
+def test_unrepairable_meld_keeps_classifier_confidence():
+    # Two tiles can never be a meld: nothing to repair, confidences are the classifier's.
+    probs = probs_for(sure("orange-7", 0.9), sure("red-7", 0.9))
+    result = decode(probs, [[0, 1]])
+    assert names(result) == ["orange-7", "red-7"]
+    assert result.invalid_melds == (0,)
+    assert result.confidence == pytest.approx((0.9, 0.9))
+
+
+def test_copy_limit_resolved_by_least_costly_change():
+    probs = probs_for(
+        sure("blue-3", 0.99), sure("blue-3", 0.99), {"blue-3": 0.6, "blue-8": 0.35}
+    )
+    result = decode(probs, [], require_valid_melds=False)
+    assert names(result) == ["blue-3", "blue-3", "blue-8"]
+    assert result.corrected == (False, False, True)
+    assert result.excess_copies == ()
+
+
+def test_copy_limit_beyond_the_window_is_reported_not_guessed():
+    probs = probs_for(sure("blue-3"), sure("blue-3"), sure("blue-3"))
+    result = decode(probs, [], require_valid_melds=False)
+    assert names(result) == ["blue-3"] * 3
+    assert result.excess_copies == ((parse_tile("blue-3").index, 3),)
+    assert result.corrected == (False, False, False)
+
+
+def test_joker_limit_follows_the_rule_set():
+    probs = probs_for(sure("joker", 0.7), sure("joker", 0.7), {"joker": 0.6, "red-1": 0.3})
+    two = decode(probs, [], require_valid_melds=False)
+    assert names(two) == ["joker", "joker", "red-1"]
+    four = decode(probs, [], rules=STANDARD.with_(jokers=4), require_valid_melds=False)
+    assert names(four) == ["joker"] * 3
+
+
+def test_copy_limits_and_meld_validity_together():
+    # Meld 1 is certain (two red-5 already elsewhere would make a third); meld 0's doubtful
+    # tile must take the other reading that still keeps its run valid... here a joker.
+    probs = probs_for(
+        sure("red-4"), {"red-5": 0.5, "joker": 0.45}, sure("red-6"),
+        sure("red-5"), sure("blue-5"), sure("black-5"),
+        sure("red-5"), sure("red-6"), sure("red-7"),
+    )
+    result = decode(probs, [[0, 1, 2], [3, 4, 5], [6, 7, 8]])
+    assert names(result)[:3] == ["red-4", "joker", "red-6"]
+    assert result.corrected[1]
+    assert result.excess_copies == ()
+
+
+def test_uncertain_tile_without_rules_to_help():
+    probs = probs_for({"black-6": 0.5, "black-9": 0.45})
+    result = decode(probs, [], require_valid_melds=False)
+    assert result.uncertain == (True,)
+    assert result.confidence[0] == pytest.approx(0.5)
+
+
+def test_ambiguous_repair_stays_uncertain():
+    # Both blue-5 and orange-5 complete the group equally well: corrected, but ask the user.
+    probs = probs_for(sure("black-5"), {"black-5": 0.5, "blue-5": 0.24, "orange-5": 0.24}, sure("red-5"))
+    result = decode(probs, [[0, 1, 2]])
+    assert result.corrected[1]
+    assert names(result)[1] in ("blue-5", "orange-5")
+    assert result.uncertain[1]
+    assert 0.4 < result.confidence[1] < 0.6
+
+
+def test_repair_ratio_setting_controls_what_counts_as_nearly_as_probable():
+    probs = probs_for(sure("red-7"), {"orange-8": 0.8, "red-8": 0.15}, sure("red-9"))
+    assert names(decode(probs, [[0, 1, 2]]))[1] == "red-8"  # 0.15/0.8 = 0.19 >= 0.1
+    strict = DecodingSettings(repair_ratio=0.5)
+    assert names(decode(probs, [[0, 1, 2]], settings=strict))[1] == "orange-8"
+
+
+def test_long_meld_search_stays_bounded_and_exact_on_the_doubtful_tile():
+    rows = [sure(f"black-{n}", 0.9) for n in range(1, 14)]
+    rows[6] = {"blue-7": 0.5, "black-7": 0.45}
+    result = decode(probs_for(*rows), [list(range(13))])
+    assert names(result) == [f"black-{n}" for n in range(1, 14)]
+    assert result.corrected[6] and sum(result.corrected) == 1
+
+
+def test_rows_need_not_be_normalised():
+    probs = probs_for(sure("red-7"), sure("red-8"), sure("red-9")) * 3.0
+    assert names(decode(probs, [[0, 1, 2]])) == ["red-7", "red-8", "red-9"]
+
+
+def test_empty_input():
+    result = decode(np.zeros((0, NUM_KINDS)))
+    assert result.labels == () and result.excess_copies == ()
+
+
+@pytest.mark.parametrize(
+    "probs, melds, message",
+    [
+        (np.ones((2, 10)), [], "probability array"),
+        (np.full((1, NUM_KINDS), np.nan), [], "finite"),
+        (-np.ones((1, NUM_KINDS)), [], "non-negative"),
+        (np.zeros((1, NUM_KINDS)), [], "probability mass"),
+        (np.ones((2, NUM_KINDS)), [[0, 2]], "outside"),
+        (np.ones((3, NUM_KINDS)), [[0, 1], [1, 2]], "more than one meld"),
+    ],
+)
+def test_bad_input_is_refused(probs, melds, message):
+    with pytest.raises(DecodingError, match=message):
+        decode(probs, melds)
+
+
+def test_argmax_baseline_ignores_rules():
+    probs = probs_for(sure("red-7"), {"orange-8": 0.55, "red-8": 0.40}, sure("red-9"))
+    result = argmax_decoding(probs)
+    assert names(result) == ["red-7", "orange-8", "red-9"]
+    assert result.uncertain == (False, True, False)
+
+
+def test_group_colours_rule_variant_is_respected():
+    rules = RuleSet(group_colours_distinct=False)
+    probs = probs_for(sure("black-5"), {"black-5": 0.5, "blue-5": 0.45}, sure("red-5"))
+    assert names(decode(probs, [[0, 1, 2]], rules=rules))[1] == "black-5"

@@ -1,0 +1,236 @@
+"""Tile crops, the reader's class mapping and batching, and the crop dataset builder."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from solver.tiles import NUM_KINDS, Tile, parse_tile
+from vision.crops import CROP_SIZE, PAD_FRACTION, CropError, crop_square, crop_tile, crop_tiles
+from vision.reader import DEFAULT_WEIGHTS, ReaderModelError, TileReader, class_order, classify
+
+# --- crops -----------------------------------------------------------------------------------
+
+
+def test_crop_square_is_centred_square_and_padded():
+    x1, y1, x2, y2 = crop_square((10, 20, 50, 80))
+    assert (x2 - x1) == pytest.approx(y2 - y1) == pytest.approx(60 * (1 + 2 * PAD_FRACTION))
+    assert ((x1 + x2) / 2, (y1 + y2) / 2) == pytest.approx((30, 50))
+
+
+def test_crop_shows_the_box_in_the_middle_at_fixed_size():
+    image = np.zeros((200, 300, 3), np.uint8)
+    image[50:150, 100:160] = (0, 0, 255)  # a red "tile", 60 x 100
+    crop = crop_tile(image, (100, 50, 160, 150))
+    assert crop.shape == (CROP_SIZE, CROP_SIZE, 3)
+    red = crop[..., 2] > 128
+    rows, cols = np.nonzero(red)
+    # Height fills the crop but for the margin; width is centred.
+    margin = CROP_SIZE * PAD_FRACTION / (1 + 2 * PAD_FRACTION)
+    assert rows.min() == pytest.approx(margin, abs=1.5) and rows.max() == pytest.approx(CROP_SIZE - 1 - margin, abs=1.5)
+    assert (cols.min() + cols.max()) / 2 == pytest.approx((CROP_SIZE - 1) / 2, abs=1.0)
+
+
+def test_crop_is_scale_invariant():
+    small = np.zeros((100, 100, 3), np.uint8)
+    cv2.circle(small, (50, 50), 20, (255, 255, 255), -1)
+    large = cv2.resize(small, (1000, 1000), interpolation=cv2.INTER_NEAREST)
+    a = crop_tile(small, (30, 30, 70, 70)).astype(int)
+    b = crop_tile(large, (300, 300, 700, 700)).astype(int)
+    assert np.abs(a - b).mean() < 12
+
+
+def test_crop_at_the_edge_repeats_the_border():
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[:, :10] = 200
+    crop = crop_tile(image, (0, 40, 20, 70))
+    assert crop.shape == (CROP_SIZE, CROP_SIZE, 3)
+    assert (crop[:, 0] == 200).all()  # left of the photo: its edge column, repeated
+
+
+def test_crop_tiles_stacks_in_box_order_and_handles_none():
+    image = np.zeros((100, 100, 3), np.uint8)
+    image[:50] = 255
+    crops = crop_tiles(image, [(10, 10, 30, 30), (10, 70, 30, 90)], size=16)
+    assert crops.shape == (2, 16, 16, 3)
+    assert crops[0].mean() > 200 and crops[1].mean() < 50
+    assert crop_tiles(image, np.zeros((0, 4)), size=16).shape == (0, 16, 16, 3)
+
+
+@pytest.mark.parametrize("box", [(10, 10, 10, 30), (30, 10, 10, 30), (200, 200, 260, 260), (-80, -80, -20, -20)])
+def test_bad_boxes_are_refused(box):
+    with pytest.raises(CropError):
+        crop_tile(np.zeros((100, 100, 3), np.uint8), box)
+
+
+def test_empty_image_is_refused():
+    with pytest.raises(CropError):
+        crop_tile(np.zeros((0, 10, 3), np.uint8), (0, 0, 5, 5))
+
+
+# --- class mapping and batching --------------------------------------------------------------
+
+
+def test_class_order_maps_dataset_and_canonical_names():
+    dataset_names = sorted(f"{c}_{n}" for c in ("black", "blue", "orange", "red") for n in range(1, 14)) + ["joker"]
+    order = class_order(dict(enumerate(sorted(dataset_names))))
+    assert sorted(order) == list(range(NUM_KINDS))
+    assert order[sorted(dataset_names).index("red_7")] == parse_tile("red-7").index
+    assert order[sorted(dataset_names).index("joker")] == parse_tile("joker").index
+    canonical = [Tile.from_index(i).name for i in range(NUM_KINDS)]
+    assert class_order(canonical) == tuple(range(NUM_KINDS))
+
+
+def test_class_order_refuses_a_model_that_is_not_a_tile_reader():
+    with pytest.raises(ReaderModelError):
+        class_order(["cat", "dog"] * 26 + ["joker"])
+    with pytest.raises(ReaderModelError):
+        class_order(["red-1"] * 53)
+
+
+class _MeanColourModel:
+    """A stand-in classifier: class 0 for bright top-left quarters, else class 1 (fixed probs)."""
+
+    def __call__(self, batch):
+        import torch
+
+        bright = batch[:, :, :8, :8].mean(dim=(1, 2, 3)) > 0.5
+        probs = torch.full((len(batch), NUM_KINDS), 0.1 / (NUM_KINDS - 1))
+        probs[bright, 0] = 0.9
+        probs[~bright, 1] = 0.9
+        probs[~bright, 0] = 0.1 / (NUM_KINDS - 1)
+        return probs, None
+
+
+def test_classify_maps_classes_to_tile_order_and_averages_rotations():
+    reversed_order = tuple(reversed(range(NUM_KINDS)))  # model class c is tile 52 - c
+    reader = TileReader(_MeanColourModel(), 16, reversed_order)
+    crops = np.zeros((3, 16, 16, 3), np.uint8)
+    crops[0, :8, :8] = 255  # bright corner only in the unrotated view
+    crops[1] = 255  # bright in every rotation
+    probs = classify(crops, reader, rotations=False)
+    assert probs.shape == (3, NUM_KINDS)
+    assert np.allclose(probs.sum(axis=1), 1.0)
+    assert probs[0, 52] == pytest.approx(0.9) and probs[2, 51] == pytest.approx(0.9)
+    turned = classify(crops, reader, rotations=True)
+    assert turned[1, 52] == pytest.approx(0.9)
+    assert turned[0, 52] == pytest.approx((0.9 + 3 * 0.1 / 52) / 4)  # one of four views
+    assert classify(np.zeros((0, 16, 16, 3), np.uint8), reader).shape == (0, NUM_KINDS)
+    with pytest.raises(ValueError):
+        classify(np.zeros((2, 16, 16)), reader)
+
+
+# --- the crop dataset builder ----------------------------------------------------------------
+
+
+@pytest.fixture()
+def tiny_real(tmp_path):
+    """A 2-photo stand-in for rummikub-real: data.yaml, images, polygon labels."""
+    names = sorted([f"{c}_{n}" for c in ("black", "blue", "orange", "red") for n in range(1, 14)] + ["joker"])
+    (tmp_path / "data.yaml").write_text(json.dumps({"names": names}))
+    for split, stem in (("train", "rummy-1_jpeg.rf.aaa"), ("train", "rummy-1_jpeg.rf.bbb"), ("train", "rummy-2_jpeg.rf.ccc")):
+        (tmp_path / split / "images").mkdir(parents=True, exist_ok=True)
+        (tmp_path / split / "labels").mkdir(parents=True, exist_ok=True)
+        image = np.full((128, 128, 3), 90, np.uint8)
+        cv2.rectangle(image, (40, 30), (70, 75), (230, 230, 230), -1)
+        cv2.imwrite(str(tmp_path / split / "images" / f"{stem}.jpg"), image)
+        cls = names.index("red_7")
+        poly = np.array([[40, 30], [70, 30], [70, 75], [40, 75]]) / 128
+        (tmp_path / split / "labels" / f"{stem}.txt").write_text(f"{cls} " + " ".join(f"{v:.4f}" for v in poly.ravel()) + "\n")
+    return tmp_path
+
+
+def test_load_real_split_reads_polygons_in_pixels(tiny_real):
+    from vision.train_reader import load_real_split
+
+    photos = load_real_split(tiny_real, "train")
+    assert [p.group for p in photos] == ["rummy-1", "rummy-1", "rummy-2"]
+    (labelled,) = photos[0].tiles
+    assert labelled.tile == parse_tile("red-7")
+    assert labelled.box == pytest.approx((40, 30, 70, 75), abs=0.1)
+
+
+def test_missing_dataset_is_a_clear_error(tmp_path):
+    from vision.train_reader import DatasetError, load_real_split
+
+    with pytest.raises(DatasetError, match="data.yaml"):
+        load_real_split(tmp_path, "train")
+
+
+def test_holdout_keeps_augmented_copies_together(tiny_real):
+    from vision.train_reader import load_real_split, split_holdout
+
+    photos = load_real_split(tiny_real, "train")
+    train, holdout = split_holdout(photos, 0.5, np.random.default_rng(0))
+    assert {p.group for p in train}.isdisjoint({p.group for p in holdout})
+    assert len(train) + len(holdout) == 3 and len(holdout) in (1, 2)
+
+
+def test_rotated_views_keep_the_tile_centred():
+    from vision.train_reader import _rotated_view
+
+    image = np.full((200, 200, 3), 60, np.uint8)
+    image[60:140, 80:120] = 250  # a tall bright tile, 40 x 80
+    polygon = np.array([[80, 60], [120, 60], [120, 140], [80, 140]], float)
+    rng = np.random.default_rng(0)
+    upright = _rotated_view(image, polygon, 0.0, 0.0, rng, 32)
+    turned = _rotated_view(image, polygon, 90.0, 0.0, rng, 32)
+    assert np.abs(np.rot90(upright).astype(int) - turned.astype(int)).mean() < 10
+    bright = turned[..., 0] > 160
+    rows, cols = np.nonzero(bright)
+    assert cols.max() - cols.min() > rows.max() - rows.min()  # lying down now
+
+
+def test_build_dataset_writes_every_class_folder(tiny_real, tmp_path):
+    from vision.train_reader import build_dataset
+
+    config = {
+        "seed": 0,
+        "dataset": {
+            "holdout_fraction": 0.5, "crop_size": 24, "real_views": 2, "angle_jitter": 10,
+            "box_jitter": 0.05, "synthetic_per_class": 1, "holdout_views": 1,
+        },
+    }
+    out = tmp_path / "crops"
+    counts = build_dataset(config, tiny_real, out)
+    assert counts["train_synthetic"] == NUM_KINDS
+    held_out = counts["holdout_photos"]
+    assert len(held_out) == 1
+    copies = {"rummy-1": 2, "rummy-2": 1}
+    assert counts["val"] == copies[held_out[0]] * 1  # holdout_views
+    assert counts["train_real"] == (3 - copies[held_out[0]]) * 2  # real_views
+    assert sorted(p.name for p in (out / "train").iterdir()) == sorted(Tile.from_index(i).name for i in range(NUM_KINDS))
+    crop = cv2.imread(str(next((out / "train" / "red-7").glob("train_real_*.png"))))
+    assert crop.shape == (24, 24, 3)
+    # Same config, same bytes.
+    again = build_dataset(config, tiny_real, tmp_path / "again")
+    assert again == counts
+
+
+# --- the shipped model -----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="models/reader.pt not shipped yet (python -m vision.train reader)")
+def test_shipped_reader_reads_rendered_tiles():
+    from datasets.synth.tiles import render_tile
+    from vision.reader import load_reader
+
+    reader = load_reader()
+    assert reader.imgsz >= 32
+    rng = np.random.default_rng(7)
+    tiles = [Tile.from_index(i) for i in rng.choice(NUM_KINDS, 40, replace=False)]
+    crops = []
+    for t in tiles:
+        face = render_tile(t, rng, 90)
+        canvas = np.full((140, 140, 3), 70, np.uint8)
+        h, w = face.shape[:2]
+        y, x = (140 - h) // 2, (140 - w) // 2
+        alpha = face[..., 3:] / 255.0
+        canvas[y : y + h, x : x + w] = (canvas[y : y + h, x : x + w] * (1 - alpha) + face[..., :3] * alpha).astype(np.uint8)
+        crops.append(crop_tile(canvas, (x, y, x + w, y + h), reader.imgsz))
+    probs = classify(np.stack(crops), reader)
+    accuracy = np.mean([int(np.argmax(p)) == t.index for p, t in zip(probs, tiles)])
+    assert accuracy >= 0.8

@@ -1,0 +1,148 @@
+"""The Reading value: solver views, JSON round trip and schema, problem messages, bad JSON."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from solver.state import Position
+from solver.tiles import JOKER, parse_tile
+from vision.detections import Detections
+from vision.pipeline import build_reading
+from vision.reading import ProblemKind, Reading, ReadingFormatError, ReadingKind, ReadingProblem, ReadTile
+
+
+def tile(name: str, x: float, confidence: float = 0.97, **kw) -> ReadTile:
+    return ReadTile(parse_tile(name), (x, 10.0, x + 40.0, 70.0), confidence, **kw)
+
+
+def sample() -> Reading:
+    tiles = (
+        tile("red-7", 0, alternatives=((parse_tile("orange-7"), 0.02),)),
+        tile("red-8", 50, 0.91, corrected=True),
+        tile("red-9", 100),
+        tile("joker", 200, 0.55, alternatives=((parse_tile("black-6"), 0.3),), uncertain=True),
+        tile("blue-2", 250),
+    )
+    problems = (
+        ReadingProblem(ProblemKind.INVALID_MELD, (3, 4), (JOKER, parse_tile("blue-2")), meld=1),
+        ReadingProblem(ProblemKind.UNCERTAIN_TILE, (3,), (JOKER,), alternatives=(parse_tile("black-6"),)),
+        ReadingProblem(ProblemKind.COPY_LIMIT, (0,), (parse_tile("red-7"),), count=3, limit=2),
+    )
+    return Reading(tiles, ((0, 1, 2), (3, 4)), problems, ReadingKind.TABLE, (640, 480))
+
+
+def test_solver_views():
+    reading = sample()
+    assert reading.table_melds() == (
+        (parse_tile("red-7"), parse_tile("red-8"), parse_tile("red-9")),
+        (JOKER, parse_tile("blue-2")),
+    )
+    assert reading.rack() == tuple(t.tile for t in reading.tiles)
+    position = Position(table=reading.table_melds()[:1], rack=reading.rack()[3:])
+    assert position.rack == (JOKER, parse_tile("blue-2"))
+
+
+def test_json_has_the_documented_shape():
+    data = sample().to_json()
+    assert data["tiles"][0] == {
+        "tile": "red-7",
+        "box": [0.0, 10.0, 40.0, 70.0],
+        "confidence": 0.97,
+        "alternatives": [["orange-7", 0.02]],
+        "corrected": False,
+        "uncertain": False,
+    }
+    assert data["melds"] == [["red-7", "red-8", "red-9"], ["joker", "blue-2"]]
+    assert [p["kind"] for p in data["problems"]] == ["invalid-meld", "uncertain-tile", "copy-limit"]
+    assert data["problems"][2]["count"] == 3 and data["problems"][2]["limit"] == 2
+    json.dumps(data)  # plain JSON types only
+
+
+def test_json_round_trip():
+    reading = sample()
+    again = Reading.from_json(json.loads(json.dumps(reading.to_json())))
+    assert again == reading
+
+
+def test_problem_messages_name_the_tiles():
+    messages = sample().messages()
+    assert messages[0] == "Meld 2 is not valid as read: joker, blue 2."
+    assert "joker" in messages[1] and "black 6" in messages[1]
+    assert messages[2] == "red 7 was read 3 times, but the game has only 2."
+    assert sample().to_json()["problems"][0]["message"] == messages[0]
+    assert str(sample().problems[2]) == messages[2]  # the app shows str(problem)
+
+
+def test_alternatives_are_pairs_with_names():
+    read = sample().tiles[0]
+    (alternative,) = read.alternatives
+    tile_, probability = alternative
+    assert alternative.tile == tile_ == parse_tile("orange-7") and alternative.probability == probability == 0.02
+
+
+def test_unknown_language_falls_back_to_english():
+    assert sample().messages("xx") == sample().messages()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        [],
+        {"melds": []},
+        {"tiles": [{"tile": "purple-3", "box": [0, 0, 1, 1], "confidence": 1}]},
+        {"tiles": [{"tile": "red-3", "box": [0, 0, 1], "confidence": 1}]},
+        {"tiles": [{"tile": "red-3", "confidence": 1}]},
+        {"tiles": [{"tile": "red-3", "box": [0, 0, 1, 1], "confidence": 1}], "meld_tiles": [[0, 1]]},
+        {"tiles": [{"tile": "red-3", "box": [0, 0, 1, 1], "confidence": 1}], "meld_tiles": [[0]], "melds": [["red-4"]]},
+        {"tiles": [], "problems": [{"kind": "nonsense", "tiles": []}]},
+        {"tiles": [], "kind": "floor"},
+    ],
+)
+def test_bad_json_is_refused(data):
+    with pytest.raises(ReadingFormatError):
+        Reading.from_json(data)
+
+
+def test_melds_must_not_share_tiles():
+    with pytest.raises(ReadingFormatError):
+        Reading((tile("red-1", 0), tile("red-2", 50)), ((0, 1), (1,)))
+
+
+def one_hot(*names: str, p: float = 0.97) -> np.ndarray:
+    out = np.full((len(names), 53), (1 - p) / 52)
+    for i, name in enumerate(names):
+        out[i, parse_tile(name).index] = p
+    return out
+
+
+def test_build_reading_orders_tiles_by_layout_and_reports_problems():
+    boxes = np.array([[100, 0, 140, 60], [0, 0, 40, 60], [50, 0, 90, 60], [300, 0, 340, 60]], np.float32)
+    dets = Detections(boxes, np.ones(4, np.float32))
+    probs = one_hot("red-9", "red-7", "red-8", "blue-4")
+    reading = build_reading(dets, probs, [[1, 2, 0], [3]], ReadingKind.TABLE, image_size=(400, 100))
+    assert [t.tile.name for t in reading.tiles] == ["red-7", "red-8", "red-9", "blue-4"]
+    assert reading.tiles[0].box == (0.0, 0.0, 40.0, 60.0)
+    assert reading.melds == ((0, 1, 2), (3,))
+    assert [p.kind for p in reading.problems] == [ProblemKind.INVALID_MELD]
+    assert reading.problems[0].tiles == (3,)
+
+
+def test_build_reading_for_a_rack_has_no_melds_but_keeps_tier_order():
+    boxes = np.array([[100, 0, 140, 60], [0, 0, 40, 60], [0, 80, 40, 140]], np.float32)
+    dets = Detections(boxes, np.ones(3, np.float32))
+    probs = one_hot("red-9", "orange-2", "joker")
+    probs[2] = one_hot("black-6", p=0.5)[0]
+    reading = build_reading(dets, probs, [[1, 0], [2]], ReadingKind.RACK)
+    assert reading.melds == ()
+    assert [t.tile.name for t in reading.tiles] == ["orange-2", "red-9", "black-6"]
+    assert [(p.kind, p.tiles) for p in reading.problems] == [(ProblemKind.UNCERTAIN_TILE, (2,))]
+    assert reading.problems[0].read == (parse_tile("black-6"),)
+
+
+def test_build_reading_requires_every_tile_placed_once():
+    dets = Detections(np.zeros((2, 4), np.float32), np.ones(2, np.float32))
+    with pytest.raises(ValueError, match="exactly once"):
+        build_reading(dets, one_hot("red-1", "red-2"), [[0]], ReadingKind.TABLE)

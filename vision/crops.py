@@ -1,0 +1,74 @@
+"""Cut one tile out of a photo the same way for training and for reading.
+
+The classifier only ever sees these crops, so the geometry lives here, once: a square
+centred on the detection box, its side the box's longer side plus a margin on every edge
+(so a slightly tight or loose box, or a tile lying at an angle, still shows the whole
+face), filled by repeating the photo's border where it runs off the edge, and resized to
+a fixed size with area averaging (full-resolution photos shrink without aliasing).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import cv2
+import numpy as np
+
+#: Side of a crop in pixels; the reader's input size.
+CROP_SIZE = 64
+#: Margin added on each side, as a fraction of the box's longer side.
+PAD_FRACTION = 0.08
+
+Box = tuple[float, float, float, float]
+
+
+class CropError(ValueError):
+    """A box cannot be cut from the image (empty, inverted or entirely outside it)."""
+
+
+def crop_square(box: Box, pad: float = PAD_FRACTION) -> tuple[float, float, float, float]:
+    """The square (x1, y1, x2, y2) a tile crop covers: centred on ``box``, padded by ``pad``."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    w, h = x2 - x1, y2 - y1
+    if not (w > 0 and h > 0):
+        raise CropError(f"box has no area: {box}")
+    side = max(w, h) * (1.0 + 2.0 * pad)
+    cx, cy = (x1 + x2) / 2.0, (y1 + y2) / 2.0
+    return cx - side / 2.0, cy - side / 2.0, cx + side / 2.0, cy + side / 2.0
+
+
+def crop_tile(image: np.ndarray, box: Box, size: int = CROP_SIZE, pad: float = PAD_FRACTION) -> np.ndarray:
+    """A ``size`` x ``size`` crop (same channels as ``image``) of the tile inside ``box``."""
+    if image.ndim not in (2, 3) or image.shape[0] == 0 or image.shape[1] == 0:
+        raise CropError(f"not an image: shape {image.shape}")
+    height, width = image.shape[:2]
+    sx1, sy1, sx2, sy2 = crop_square(box, pad)
+    if sx2 <= 0 or sy2 <= 0 or sx1 >= width or sy1 >= height:
+        raise CropError(f"box {box} lies outside the {width}x{height} image")
+    x1, y1 = int(round(sx1)), int(round(sy1))
+    side = max(int(round(sx2 - sx1)), 1)
+    x2, y2 = x1 + side, y1 + side
+    region = image[max(y1, 0) : min(y2, height), max(x1, 0) : min(x2, width)]
+    if region.size == 0:
+        raise CropError(f"box {box} lies outside the {width}x{height} image")
+    region = cv2.copyMakeBorder(
+        region,
+        max(-y1, 0),
+        max(y2 - height, 0),
+        max(-x1, 0),
+        max(x2 - width, 0),
+        cv2.BORDER_REPLICATE,
+    )
+    interpolation = cv2.INTER_AREA if side > size else cv2.INTER_LINEAR
+    return cv2.resize(region, (size, size), interpolation=interpolation)
+
+
+def crop_tiles(
+    image: np.ndarray, boxes: Iterable[Box] | np.ndarray, size: int = CROP_SIZE, pad: float = PAD_FRACTION
+) -> np.ndarray:
+    """All crops stacked into one (n, size, size, channels) array, in box order."""
+    crops = [crop_tile(image, tuple(b), size, pad) for b in boxes]  # type: ignore[arg-type]
+    if not crops:
+        channels: Sequence[int] = image.shape[2:] if image.ndim == 3 else ()
+        return np.zeros((0, size, size, *channels), dtype=image.dtype)
+    return np.stack(crops)

@@ -1,0 +1,285 @@
+"""Rule-aware decoding: from per-tile probabilities to the most probable reading the rules allow.
+
+The classifier names each tile on its own. The rules know more: a photo holds at most
+``rules.copies`` of each tile and ``rules.jokers`` jokers, and between turns every meld on the
+table is valid. Decoding combines both, exactly but within bounds:
+
+1. For each table meld, readings are enumerated best-first (a heap over the product of each
+   tile's top-k labels) down to a probability window below the most probable reading. A valid
+   reading (:func:`solver.check_meld`) replaces an invalid most-probable one only when it is at
+   least ``repair_ratio`` times as probable: a strong reading is never overruled. The valid
+   readings found also give each tile's confidence under the rules (its posterior marginal).
+2. One reading per meld and one label per loose tile are then chosen together (CP-SAT, exact)
+   to respect the copy limits, again only among readings within ``repair_ratio`` of each unit's
+   best; copies that cannot be resolved that way are reported, not guessed away.
+
+A tile whose label differs from its classifier argmax is *corrected*; a tile whose final
+confidence stays below ``uncertain_below`` is *uncertain* and goes to the user with its
+alternatives. Everything is a pure function of numpy arrays and the rule set.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Sequence
+
+import numpy as np
+
+from solver.melds import check_meld
+from solver.rules import STANDARD, RuleSet
+from solver.tiles import NUM_KINDS, Tile
+
+
+class DecodingError(ValueError):
+    """The probabilities or melds handed to the decoder are inconsistent."""
+
+
+@dataclass(frozen=True)
+class DecodingSettings:
+    """The decoder's bounds; the defaults are fixed a priori, not tuned on the validation photos."""
+
+    #: A rule-consistent reading replaces the classifier's when at least this probable relative to it.
+    repair_ratio: float = 0.1
+    #: Final confidence below this marks a tile for the user to confirm.
+    uncertain_below: float = 0.75
+    #: Labels considered per tile (its most probable ones).
+    top_k: int = 4
+    #: Readings of one meld examined at most (bounds the search on long doubtful melds).
+    max_readings: int = 1000
+    #: Readings this much less probable than the best one are not examined.
+    window: float = 1e-4
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """The decoded labels (tile indices 0..52) and, per tile, how sure the reading is."""
+
+    labels: tuple[int, ...]
+    confidence: tuple[float, ...]
+    corrected: tuple[bool, ...]
+    uncertain: tuple[bool, ...]
+    #: Indices (into the meld list) of melds whose final reading is invalid.
+    invalid_melds: tuple[int, ...]
+    #: (tile index 0..52, count) for every tile read more often than the rules allow.
+    excess_copies: tuple[tuple[int, int], ...]
+
+    @property
+    def tiles(self) -> tuple[Tile, ...]:
+        return tuple(Tile.from_index(label) for label in self.labels)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """One way to read a unit (a meld or a loose tile): labels, log-probability, validity."""
+
+    labels: tuple[int, ...]
+    log_prob: float
+    valid: bool
+
+
+@lru_cache(maxsize=65536)
+def _valid(labels: tuple[int, ...], rules: RuleSet) -> bool:
+    return check_meld([Tile.from_index(i) for i in labels], rules).valid
+
+
+def _best_first(log_probs: np.ndarray, settings: DecodingSettings) -> list[tuple[tuple[int, ...], float]]:
+    """Readings of one meld, most probable first, within the window and the reading budget."""
+    n = log_probs.shape[0]
+    k = min(settings.top_k, log_probs.shape[1])
+    order = np.argsort(-log_probs, axis=1, kind="stable")[:, :k]
+    sorted_lp = np.take_along_axis(log_probs, order, axis=1)
+    best = float(sorted_lp[:, 0].sum())
+    floor = best + math.log(settings.window)
+    start = (0,) * n
+    heap = [(-best, start)]
+    seen = {start}
+    found = []
+    while heap and len(found) < settings.max_readings:
+        neg, ranks = heapq.heappop(heap)
+        if -neg < floor:
+            break
+        found.append((tuple(int(order[i, r]) for i, r in enumerate(ranks)), -neg))
+        for i in range(n):
+            if ranks[i] + 1 < k:
+                nxt = ranks[:i] + (ranks[i] + 1,) + ranks[i + 1 :]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    score = -neg - sorted_lp[i, ranks[i]] + sorted_lp[i, ranks[i] + 1]
+                    heapq.heappush(heap, (-score, nxt))
+    return found
+
+
+def _meld_candidates(
+    log_probs: np.ndarray, rules: RuleSet, settings: DecodingSettings
+) -> tuple[list[_Candidate], np.ndarray]:
+    """Candidates for one meld and each tile's posterior over labels given that the meld is valid.
+
+    The candidates are the most probable reading plus every valid reading within
+    ``repair_ratio`` of it. The posterior (rows: the meld's tiles) is the classifier's own when
+    no valid reading is in the window.
+    """
+    readings = _best_first(log_probs, settings)
+    top_labels, top_lp = readings[0]
+    limit = top_lp + math.log(settings.repair_ratio)
+    candidates = [_Candidate(top_labels, top_lp, _valid(tuple(sorted(top_labels)), rules))]
+    posterior = np.zeros_like(log_probs)
+    total = 0.0
+    for labels, lp in readings:
+        if not _valid(tuple(sorted(labels)), rules):
+            continue
+        weight = math.exp(lp - top_lp)
+        posterior[np.arange(len(labels)), labels] += weight
+        total += weight
+        if lp >= limit and labels != top_labels:
+            candidates.append(_Candidate(labels, lp, True))
+    if total > 0:
+        posterior /= total
+    else:
+        posterior = np.exp(log_probs)
+    return candidates, posterior
+
+
+def _single_candidates(log_probs: np.ndarray, settings: DecodingSettings) -> list[_Candidate]:
+    """Candidates for a loose tile: its labels within ``repair_ratio`` of its best (top-k)."""
+    order = np.argsort(-log_probs, kind="stable")[: settings.top_k]
+    limit = log_probs[order[0]] + math.log(settings.repair_ratio)
+    return [_Candidate((int(i),), float(log_probs[i]), True) for i in order if log_probs[i] >= limit]
+
+
+def _choose(units: Sequence[list[_Candidate]], rules: RuleSet, settings: DecodingSettings) -> list[int]:
+    """Index of the chosen candidate per unit: most probable overall, invalid melds and excess
+    copies penalised so that only readings within ``repair_ratio`` can fix them."""
+    penalty = -math.log(settings.repair_ratio)
+    scores = [[c.log_prob - (0.0 if c.valid else penalty) for c in unit] for unit in units]
+    first = [int(np.argmax(s)) for s in scores]
+    counts = np.zeros(NUM_KINDS, dtype=int)
+    for unit, choice in zip(units, first):
+        for label in unit[choice].labels:
+            counts[label] += 1
+    caps = np.array([rules.max_count(Tile.from_index(i)) for i in range(NUM_KINDS)])
+    if (counts <= caps).all() or all(len(u) == 1 for u in units):
+        return first
+    return _choose_with_copy_limits(units, scores, caps)
+
+
+def _choose_with_copy_limits(units: Sequence[list[_Candidate]], scores: list[list[float]], caps: np.ndarray) -> list[int]:
+    from ortools.sat.python import cp_model
+
+    scale = 1000
+    big = 10**7  # one excess copy costs more than any probability difference inside the window
+    model = cp_model.CpModel()
+    picks = []
+    usage: dict[int, list] = {}
+    objective = []
+    for u, unit in enumerate(units):
+        vars_ = [model.NewBoolVar(f"u{u}c{c}") for c in range(len(unit))]
+        model.AddExactlyOne(vars_)
+        picks.append(vars_)
+        for var, cand, score in zip(vars_, unit, scores[u]):
+            objective.append(int(round(score * scale)) * var)
+            for label in cand.labels:
+                usage.setdefault(label, []).append(var)
+    for label, vars_ in usage.items():
+        if len(vars_) > caps[label]:
+            excess = model.NewIntVar(0, len(vars_), f"excess{label}")
+            model.Add(sum(vars_) - excess <= int(caps[label]))
+            objective.append(-big * excess)
+    model.Maximize(sum(objective))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = 0
+    solver.parameters.max_time_in_seconds = 5.0
+    status = solver.Solve(model)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise DecodingError("copy-limit assignment found no solution")
+    return [next(c for c, var in enumerate(vars_) if solver.Value(var)) for vars_ in picks]
+
+
+def decode(
+    probs: np.ndarray,
+    melds: Sequence[Sequence[int]] = (),
+    rules: RuleSet = STANDARD,
+    require_valid_melds: bool = True,
+    settings: DecodingSettings = DecodingSettings(),
+) -> Decoding:
+    """Decode ``probs`` (n x 53, rows in tile-index order) for tiles grouped into ``melds``.
+
+    ``melds`` lists tile positions per meld (each tile in at most one); tiles in no meld are
+    loose. With ``require_valid_melds`` (a table between turns) melds may be repaired to a
+    nearly-as-probable valid reading; without it (a rack) only the copy limits apply.
+    """
+    probs = np.asarray(probs, dtype=np.float64)
+    if probs.ndim != 2 or probs.shape[1] != NUM_KINDS:
+        raise DecodingError(f"expected an (n, {NUM_KINDS}) probability array, got shape {probs.shape}")
+    if not np.isfinite(probs).all() or (probs < 0).any():
+        raise DecodingError("probabilities must be finite and non-negative")
+    n = probs.shape[0]
+    if n == 0:
+        return Decoding((), (), (), (), (), ())
+    sums = probs.sum(axis=1, keepdims=True)
+    if (sums <= 0).any():
+        raise DecodingError("every tile needs some probability mass")
+    probs = probs / sums
+    log_probs = np.log(np.clip(probs, 1e-12, None))
+
+    groups = [list(m) for m in melds]
+    flat = [i for m in groups for i in m]
+    if any(not 0 <= i < n for i in flat):
+        raise DecodingError(f"meld refers to a tile outside 0..{n - 1}")
+    if len(set(flat)) != len(flat):
+        raise DecodingError("a tile belongs to more than one meld")
+    in_meld = set(flat)
+    constrained = [m for m in groups if m] if require_valid_melds else []
+    loose = [[i] for i in range(n) if not (require_valid_melds and i in in_meld)]
+
+    units: list[list[_Candidate]] = []
+    posterior = probs.copy()
+    for members in constrained:
+        candidates, meld_posterior = _meld_candidates(log_probs[members], rules, settings)
+        units.append(candidates)
+        posterior[members] = meld_posterior
+    units.extend(_single_candidates(log_probs[m[0]], settings) for m in loose)
+    members_of_unit = constrained + loose
+
+    choice = _choose(units, rules, settings)
+    labels = np.argmax(probs, axis=1)
+    for unit, members, c in zip(units, members_of_unit, choice):
+        labels[members] = unit[c].labels
+        if not unit[c].valid:  # the rules could not explain this meld: trust the classifier alone
+            posterior[members] = probs[members]
+    argmax = np.argmax(probs, axis=1)
+    confidence = posterior[np.arange(n), labels]
+    invalid = tuple(
+        g for g, members in enumerate(groups)
+        if members and require_valid_melds and not _valid(tuple(sorted(int(labels[i]) for i in members)), rules)
+    )
+    counts = np.bincount(labels, minlength=NUM_KINDS)
+    excess = tuple(
+        (int(i), int(counts[i])) for i in range(NUM_KINDS) if counts[i] > rules.max_count(Tile.from_index(i))
+    )
+    return Decoding(
+        labels=tuple(int(v) for v in labels),
+        confidence=tuple(float(v) for v in confidence),
+        corrected=tuple(bool(v) for v in labels != argmax),
+        uncertain=tuple(bool(v) for v in confidence < settings.uncertain_below),
+        invalid_melds=invalid,
+        excess_copies=excess,
+    )
+
+
+def argmax_decoding(probs: np.ndarray, settings: DecodingSettings = DecodingSettings()) -> Decoding:
+    """The classifier alone (no rules): the baseline the evaluation compares against."""
+    probs = np.asarray(probs, dtype=np.float64)
+    labels = np.argmax(probs, axis=1) if len(probs) else np.zeros(0, dtype=int)
+    confidence = probs[np.arange(len(labels)), labels] if len(probs) else np.zeros(0)
+    return Decoding(
+        labels=tuple(int(v) for v in labels),
+        confidence=tuple(float(v) for v in confidence),
+        corrected=(False,) * len(labels),
+        uncertain=tuple(bool(v) for v in confidence < settings.uncertain_below),
+        invalid_melds=(),
+        excess_copies=(),
+    )

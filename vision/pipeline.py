@@ -1,0 +1,166 @@
+"""Photo in, :class:`~vision.reading.Reading` out: find the tiles, group them, name them, decode.
+
+    read(image, kind="table", rules=STANDARD) -> Reading
+    annotate(image, reading) -> BGR array with every box and name, coloured by confidence
+
+The models are loaded once per process (both loaders are cached), so reading a second photo
+costs only the inference.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import BinaryIO
+
+import cv2
+import numpy as np
+
+from solver.rules import STANDARD, RuleSet
+from solver.tiles import Tile
+from vision.decoding import Decoding, DecodingSettings, decode
+from vision.detections import Detections
+from vision.images import load_image
+from vision.reading import ProblemKind, ReadingKind, Reading, ReadingProblem, ReadTile
+
+ImageSource = str | Path | bytes | BinaryIO | np.ndarray
+
+#: Alternatives listed per tile: the classifier's next labels at or above this probability.
+ALTERNATIVES = 3
+ALTERNATIVE_MIN_PROB = 0.01
+
+
+def _as_image(image: ImageSource) -> np.ndarray:
+    if isinstance(image, np.ndarray):
+        if image.ndim != 3 or image.shape[2] != 3 or image.dtype != np.uint8:
+            raise ValueError("an image array must be H x W x 3 BGR uint8")
+        return image
+    return load_image(image)
+
+
+def _alternatives(probs: np.ndarray, chosen: int) -> tuple[tuple[Tile, float], ...]:
+    order = [int(i) for i in np.argsort(-probs, kind="stable") if int(i) != chosen]
+    return tuple(
+        (Tile.from_index(i), float(probs[i])) for i in order[:ALTERNATIVES] if probs[i] >= ALTERNATIVE_MIN_PROB
+    )
+
+
+def build_reading(
+    detections: Detections,
+    probs: np.ndarray,
+    groups: list[list[int]],
+    kind: ReadingKind,
+    rules: RuleSet = STANDARD,
+    image_size: tuple[int, int] = (0, 0),
+    settings: DecodingSettings = DecodingSettings(),
+) -> Reading:
+    """Decode ``probs`` with the rules and assemble the reading, tiles in layout order.
+
+    On a table every group is a meld the rules check; on a rack the groups are tiers, which give
+    only the order of the tiles.
+    """
+    order = [i for g in groups for i in g]
+    if sorted(order) != list(range(len(detections))):
+        raise ValueError("the layout must place every detected tile exactly once")
+    is_table = kind is ReadingKind.TABLE
+    decoding: Decoding = decode(probs, groups, rules, require_valid_melds=is_table, settings=settings)
+    position = {old: new for new, old in enumerate(order)}
+    tiles = tuple(
+        ReadTile(
+            tile=Tile.from_index(decoding.labels[old]),
+            box=tuple(float(v) for v in detections.boxes[old]),  # type: ignore[arg-type]
+            confidence=decoding.confidence[old],
+            alternatives=_alternatives(probs[old], decoding.labels[old]),
+            corrected=decoding.corrected[old],
+            uncertain=decoding.uncertain[old],
+        )
+        for old in order
+    )
+    melds = tuple(tuple(position[i] for i in g) for g in groups) if is_table else ()
+    problems = [
+        ReadingProblem(ProblemKind.INVALID_MELD, melds[m], tuple(tiles[i].tile for i in melds[m]), meld=m)
+        for m in decoding.invalid_melds
+    ]
+    for label, count in decoding.excess_copies:
+        tile = Tile.from_index(label)
+        where = tuple(i for i, t in enumerate(tiles) if t.tile == tile)
+        problems.append(
+            ReadingProblem(ProblemKind.COPY_LIMIT, where, (tile,), count=count, limit=rules.max_count(tile))
+        )
+    problems.extend(
+        ReadingProblem(ProblemKind.UNCERTAIN_TILE, (i,), (t.tile,), alternatives=tuple(a.tile for a in t.alternatives))
+        for i, t in enumerate(tiles)
+        if t.uncertain
+    )
+    return Reading(tiles, melds, tuple(problems), kind, image_size)
+
+
+def read(
+    image: ImageSource,
+    kind: str = "table",
+    rules: RuleSet = STANDARD,
+    settings: DecodingSettings = DecodingSettings(),
+) -> Reading:
+    """Read every tile in a photo of the table (``kind="table"``) or of a rack (``"rack"``).
+
+    ``image`` is a path, bytes, a file object, or a BGR uint8 array. Raises
+    :class:`vision.images.ImageError` for what is not a readable photo, and the detector's or
+    reader's not-found errors when the models are missing.
+    """
+    from vision.detector import detect_tiles
+    from vision.layout import group_into_melds
+    from vision.reader import load_reader, read_tiles
+
+    reading_kind = ReadingKind(kind)
+    photo = _as_image(image)
+    detections = detect_tiles(photo)
+    reader = load_reader()
+    probs = read_tiles(photo, detections.boxes, reader)
+    groups = group_into_melds(detections, reading_kind.value)
+    height, width = photo.shape[:2]
+    return build_reading(detections, probs, groups, reading_kind, rules, (width, height), settings)
+
+
+def warm_up() -> None:
+    """Load both models now (the app calls this once), so the first photo is not slow.
+
+    Raises the detector's or reader's not-found error when a model is missing.
+    """
+    from vision.detector import load_detector
+    from vision.reader import load_reader
+
+    load_detector()
+    load_reader()
+
+
+# --- drawing ---------------------------------------------------------------------------------
+
+_SURE = (60, 180, 60)  # BGR green: confident
+_CORRECTED = (0, 170, 255)  # orange: the rules changed the classifier's reading
+_DOUBT = (40, 40, 230)  # red: please confirm
+
+
+def tile_colour(tile: ReadTile) -> tuple[int, int, int]:
+    """The box colour for a tile: red when uncertain, orange when corrected, else green."""
+    if tile.uncertain:
+        return _DOUBT
+    if tile.corrected:
+        return _CORRECTED
+    return _SURE
+
+
+def annotate(image: ImageSource, reading: Reading) -> np.ndarray:
+    """A copy of the photo with each tile's box and name (short notation and confidence)."""
+    canvas = _as_image(image).copy()
+    height, width = canvas.shape[:2]
+    thickness = max(1, round(max(height, width) / 600))
+    font_scale = max(0.4, max(height, width) / 1600)
+    for tile in reading.tiles:
+        x1, y1, x2, y2 = (int(round(v)) for v in tile.box)
+        colour = tile_colour(tile)
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
+        label = f"{tile.tile.short} {tile.confidence * 100:.0f}%"
+        (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
+        ty = max(y1, th + base + 2)
+        cv2.rectangle(canvas, (x1, ty - th - base - 2), (x1 + tw + 4, ty), colour, -1)
+        cv2.putText(canvas, label, (x1 + 2, ty - base), cv2.FONT_HERSHEY_SIMPLEX, font_scale, (255, 255, 255), thickness, cv2.LINE_AA)
+    return canvas

@@ -1,0 +1,227 @@
+"""What a photo was read as: every tile with its box and confidence, the melds, and what is wrong.
+
+A :class:`Reading` is a plain value: the app shows it, the user corrects it, the solver gets
+its tiles (:meth:`Reading.table_melds`, :meth:`Reading.rack`). Its JSON form is the output of
+``rummikub read --json`` and reads back with :meth:`Reading.from_json`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Mapping, NamedTuple
+
+from solver.i18n import DEFAULT_LANGUAGE, tile_label, tr
+from solver.tiles import Tile, parse_tile
+
+Box = tuple[float, float, float, float]
+
+
+class ReadingKind(enum.Enum):
+    """What the photo shows: the table (melds that must be valid) or a player's rack."""
+
+    TABLE = "table"
+    RACK = "rack"
+
+
+class ReadingFormatError(ValueError):
+    """A JSON document is not a reading."""
+
+
+class Alternative(NamedTuple):
+    """Another reading of a tile and its probability; a plain ``(tile, probability)`` pair."""
+
+    tile: Tile
+    probability: float
+
+
+@dataclass(frozen=True)
+class ReadTile:
+    """One tile as read: its kind, box (x1, y1, x2, y2) in original-photo pixels, and doubt.
+
+    ``confidence`` is the probability of ``tile`` given the classifier and the rules;
+    ``alternatives`` are the classifier's next most probable readings with their probabilities;
+    ``corrected`` says the rules overruled the classifier's first choice; ``uncertain`` asks
+    the user to confirm.
+    """
+
+    tile: Tile
+    box: Box
+    confidence: float
+    alternatives: tuple[Alternative, ...] = ()
+    corrected: bool = False
+    uncertain: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "alternatives", tuple(Alternative(t, float(p)) for t, p in self.alternatives))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tile": self.tile.name,
+            "box": [round(float(v), 1) for v in self.box],
+            "confidence": round(float(self.confidence), 4),
+            "alternatives": [[t.name, round(float(p), 4)] for t, p in self.alternatives],
+            "corrected": self.corrected,
+            "uncertain": self.uncertain,
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> "ReadTile":
+        try:
+            box = tuple(float(v) for v in data["box"])
+            if len(box) != 4:
+                raise ReadingFormatError(f"a box has 4 numbers, got {data['box']!r}")
+            return ReadTile(
+                tile=parse_tile(str(data["tile"])),
+                box=box,  # type: ignore[arg-type]
+                confidence=float(data["confidence"]),
+                alternatives=tuple((parse_tile(str(t)), float(p)) for t, p in data.get("alternatives", ())),
+                corrected=bool(data.get("corrected", False)),
+                uncertain=bool(data.get("uncertain", False)),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            if isinstance(error, ReadingFormatError):
+                raise
+            raise ReadingFormatError(f"not a tile reading: {error}") from error
+
+
+class ProblemKind(enum.Enum):
+    INVALID_MELD = "invalid-meld"
+    COPY_LIMIT = "copy-limit"
+    UNCERTAIN_TILE = "uncertain-tile"
+
+
+@dataclass(frozen=True)
+class ReadingProblem:
+    """Something the user should look at; it carries what its message needs.
+
+    ``tiles`` are positions in :attr:`Reading.tiles`; ``read`` the tiles as read there.
+    """
+
+    kind: ProblemKind
+    tiles: tuple[int, ...]
+    read: tuple[Tile, ...] = ()
+    #: The meld's index (invalid melds).
+    meld: int | None = None
+    #: Copies read and copies allowed (copy limits).
+    count: int = 0
+    limit: int = 0
+    #: Other likely readings (uncertain tiles).
+    alternatives: tuple[Tile, ...] = ()
+
+    def message(self, lang: str = DEFAULT_LANGUAGE) -> str:
+        """The problem in words, in ``lang``."""
+        names = ", ".join(tile_label(t, lang) for t in self.read)
+        if self.kind is ProblemKind.INVALID_MELD:
+            return tr("Meld {number} is not valid as read: {tiles}.", lang, number=(self.meld or 0) + 1, tiles=names)
+        if self.kind is ProblemKind.COPY_LIMIT:
+            return tr(
+                "{tile} was read {count} times, but the game has only {limit}.",
+                lang,
+                tile=tile_label(self.read[0], lang) if self.read else "?",
+                count=self.count,
+                limit=self.limit,
+            )
+        others = ", ".join(tile_label(t, lang) for t in self.alternatives)
+        if not others:
+            return tr("Please check this tile: read as {tile}.", lang, tile=names)
+        return tr("Please check this tile: read as {tile}, or maybe {others}.", lang, tile=names, others=others)
+
+    def __str__(self) -> str:
+        return self.message()
+
+    def to_json(self, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "kind": self.kind.value,
+            "tiles": list(self.tiles),
+            "read": [t.name for t in self.read],
+        }
+        if self.meld is not None:
+            data["meld"] = self.meld
+        if self.kind is ProblemKind.COPY_LIMIT:
+            data["count"], data["limit"] = self.count, self.limit
+        if self.alternatives:
+            data["alternatives"] = [t.name for t in self.alternatives]
+        data["message"] = self.message(lang)
+        return data
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> "ReadingProblem":
+        try:
+            return ReadingProblem(
+                kind=ProblemKind(data["kind"]),
+                tiles=tuple(int(i) for i in data["tiles"]),
+                read=tuple(parse_tile(str(t)) for t in data.get("read", ())),
+                meld=None if data.get("meld") is None else int(data["meld"]),
+                count=int(data.get("count", 0)),
+                limit=int(data.get("limit", 0)),
+                alternatives=tuple(parse_tile(str(t)) for t in data.get("alternatives", ())),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ReadingFormatError(f"not a reading problem: {error}") from error
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A photo read: tiles, melds (tuples of positions in ``tiles``, table order), problems."""
+
+    tiles: tuple[ReadTile, ...]
+    melds: tuple[tuple[int, ...], ...] = ()
+    problems: tuple[ReadingProblem, ...] = ()
+    kind: ReadingKind = ReadingKind.TABLE
+    #: (width, height) of the photo the boxes refer to.
+    image_size: tuple[int, int] = field(default=(0, 0))
+
+    def __post_init__(self) -> None:
+        positions = [i for meld in self.melds for i in meld]
+        if any(not 0 <= i < len(self.tiles) for i in positions) or len(set(positions)) != len(positions):
+            raise ReadingFormatError("melds must use each tile position at most once")
+
+    def table_melds(self) -> tuple[tuple[Tile, ...], ...]:
+        """The melds as tiles, in table order (what the solver's position takes)."""
+        return tuple(tuple(self.tiles[i].tile for i in meld) for meld in self.melds)
+
+    def rack(self) -> tuple[Tile, ...]:
+        """Every tile read, in reading order (what a rack photo contributes)."""
+        return tuple(t.tile for t in self.tiles)
+
+    @property
+    def needs_confirmation(self) -> bool:
+        return bool(self.problems)
+
+    def messages(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
+        return tuple(p.message(lang) for p in self.problems)
+
+    def to_json(self, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+        return {
+            "kind": self.kind.value,
+            "image_size": list(self.image_size),
+            "tiles": [t.to_json() for t in self.tiles],
+            "melds": [[self.tiles[i].tile.name for i in meld] for meld in self.melds],
+            "meld_tiles": [list(meld) for meld in self.melds],
+            "problems": [p.to_json(lang) for p in self.problems],
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> "Reading":
+        """Read back :meth:`to_json`'s output (messages are regenerated, not read)."""
+        if not isinstance(data, Mapping) or "tiles" not in data:
+            raise ReadingFormatError("a reading is an object with a 'tiles' list")
+        try:
+            tiles = tuple(ReadTile.from_json(t) for t in data["tiles"])
+            melds = tuple(tuple(int(i) for i in m) for m in data.get("meld_tiles", ()))
+            problems = tuple(ReadingProblem.from_json(p) for p in data.get("problems", ()))
+            kind = ReadingKind(data.get("kind", ReadingKind.TABLE.value))
+            size = tuple(int(v) for v in data.get("image_size", (0, 0)))
+        except (TypeError, ValueError) as error:
+            if isinstance(error, ReadingFormatError):
+                raise
+            raise ReadingFormatError(f"not a reading: {error}") from error
+        if len(size) != 2:
+            raise ReadingFormatError("image_size has two numbers")
+        names = [[tiles[i].tile.name for i in m] for m in melds] if all(
+            0 <= i < len(tiles) for m in melds for i in m
+        ) else None
+        if "melds" in data and names is not None and [list(m) for m in data["melds"]] != names:
+            raise ReadingFormatError("'melds' and 'meld_tiles' disagree")
+        return Reading(tiles, melds, problems, kind, size)  # type: ignore[arg-type]
