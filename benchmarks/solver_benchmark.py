@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import inspect
 import math
+import os
 import platform
 import random
 import statistics
@@ -124,7 +125,12 @@ def environment() -> str:
             versions.append(f"{package} {metadata.version(package)}")
         except metadata.PackageNotFoundError:
             pass
-    return f"Python {platform.python_version()}, {platform.machine()}, " + ", ".join(versions)
+    cores = os.cpu_count()
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return (
+        f"Python {platform.python_version()}, {platform.machine()}, {cores} cores "
+        f"(load average {load} at the end of the run), " + ", ".join(versions)
+    )
 
 
 def report(cells: list[Cell], backends: list[str], seeds: int, skipped: list[tuple[int, int]]) -> str:
