@@ -118,7 +118,8 @@ def brute_optimum(position: Position) -> Optimum:
     rules = position.rules
     table = Counter(position.table_tiles)
     rack = Counter(position.rack)
-    if sum(table.values()) + sum(rack.values()) > MAX_TILES:
+    searched = sum(rack.values()) + (sum(table.values()) if position.initial_meld_done else 0)
+    if searched > MAX_TILES:
         raise ValueError("brute force is only for tiny positions")
     outcomes: set[tuple[int, int]] = {(0, 0)}
     disruption: dict[int, tuple[int, int]] = {0: (len(position.table), 0)}
