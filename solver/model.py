@@ -218,14 +218,17 @@ def _solve_rearrange(
         if int(i) in y:
             row.SetCoefficient(y[int(i)], -1.0)
     objective_fn = solver.Objective()
-    w_kept = NUM_KINDS * 2 + 1 if disruption else 0
+    # Lexicographic weights: primary > melds kept > tiles staying > value (tile objective only).
+    value_tiebreak = disruption and objective is Objective.TILES
+    w_stay = int(available.sum()) * MAX_NUMBER + 1 if value_tiebreak else 1
+    w_kept = w_stay * (NUM_KINDS * 2 + 1) if disruption else 0
     w_primary = w_kept * (len(problem.free) + 1) if disruption else 1
     if objective is Objective.TILES:
         for var in y.values():
             objective_fn.SetCoefficient(var, float(w_primary))
-    else:
-        for k, var in enumerate(x):
-            objective_fn.SetCoefficient(var, float(w_primary * int(cat.values[k])))
+    for k, var in enumerate(x):
+        weight = w_primary if objective is Objective.VALUE else int(value_tiebreak)
+        objective_fn.SetCoefficient(var, float(weight * int(cat.values[k])))
     # Continuations: old meld m stays (partly) in place as one copy of candidate k.
     cont: dict[tuple[int, int], pywraplp.Variable] = {}
     into: dict[int, list[pywraplp.Variable]] = {}
@@ -244,7 +247,7 @@ def _solve_rearrange(
             one.SetCoefficient(var, 1.0)
             into.setdefault(int(k), []).append(var)
             exact = overlap[k] == size and int(cat.usage[k].sum()) == size
-            objective_fn.SetCoefficient(var, float(int(overlap[k]) + (w_kept if exact else 0)))
+            objective_fn.SetCoefficient(var, float(w_stay * int(overlap[k]) + (w_kept if exact else 0)))
     for k, vars_ in into.items():
         cap = solver.Constraint(-solver.infinity(), 0.0)
         for var in vars_:
@@ -289,8 +292,10 @@ def _solve_initial(
     laid.SetCoefficient(play, -big)
     objective_fn = solver.Objective()
     weights = cat.usage.sum(axis=1) if objective is Objective.TILES else cat.values
+    # Tile objective: among openings with the most tiles, the most valuable one.
+    tiebreak = int(rack.sum()) * MAX_NUMBER + 1 if objective is Objective.TILES else 0
     for k, var in enumerate(x):
-        objective_fn.SetCoefficient(var, float(weights[k]))
+        objective_fn.SetCoefficient(var, float(weights[k] * max(tiebreak, 1) + (cat.values[k] if tiebreak else 0)))
     objective_fn.SetMaximization()
     optimal = _run(solver)
     counts = {k: round(v.solution_value()) for k, v in enumerate(x) if round(v.solution_value())}
