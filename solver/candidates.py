@@ -30,6 +30,7 @@ class Catalogue:
     melds: tuple[Meld, ...]
     usage: np.ndarray  # shape (K, NUM_KINDS), int16
     values: np.ndarray  # shape (K,), int32
+    joker_values: np.ndarray  # shape (K,), int32: points the meld's jokers stand for
 
 
 def usage_of(meld: Meld) -> np.ndarray:
@@ -50,7 +51,12 @@ def build_catalogue(melds: list[Meld]) -> Catalogue:
     chosen = tuple(best.values())
     usage = np.stack([usage_of(m) for m in chosen]) if chosen else np.zeros((0, NUM_KINDS), np.int16)
     values = np.array([m.value for m in chosen], dtype=np.int32)
-    return Catalogue(chosen, usage, values)
+    joker_values = np.array([joker_value(m) for m in chosen], dtype=np.int32)
+    return Catalogue(chosen, usage, values, joker_values)
+
+
+def joker_value(meld: Meld) -> int:
+    return sum(int(t.number or 0) for t in meld.jokers)
 
 
 def _runs(rules: RuleSet, max_length: int) -> list[Meld]:

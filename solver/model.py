@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.linear_solver import pywraplp
 
-from .candidates import Catalogue, base_catalogue, build_catalogue, usage_of
+from .candidates import Catalogue, base_catalogue, build_catalogue, joker_value, usage_of
 from .melds import Meld, MeldKind, run_meld
 from .rules import RuleSet
 from .state import Objective, Position
@@ -68,31 +68,45 @@ def _counts(tiles: tuple[Tile, ...]) -> np.ndarray:
 
 
 def _run_extensions(meld: Meld, rules: RuleSet) -> list[Meld]:
-    """Old run ``meld`` grown by up to MAX_EXTENSION tiles, its jokers optionally made real."""
+    """Runs an old run can turn into while all its real tiles stay in place.
+
+    The new run covers the old run's real tiles, may reach up to MAX_EXTENSION numbers past
+    either end and may drop jokers at the ends; each old joker kept inside stays a joker, or
+    every one of them is replaced by its real tile; at most one joker is added.
+    """
     if meld.kind is not MeldKind.RUN:
         return []
     first = meld.represented[0]
     colour, start, length = first.colour, int(first.number or 0), len(meld)
     assert colour is not None
-    old_jokers = [i for i, j in enumerate(meld.joker_mask) if j]
+    end = start + length - 1
+    real = [start + i for i, j in enumerate(meld.joker_mask) if not j]
+    old_jokers = {start + i for i, j in enumerate(meld.joker_mask) if j}
     out = []
-    for below in range(0, MAX_EXTENSION + 1):
-        for above in range(0, MAX_EXTENSION + 1 - below):
-            new_start, new_len = start - below, length + below + above
-            if new_start < 1 or new_start + new_len - 1 > MAX_NUMBER:
+    for lo in range(max(1, start - MAX_EXTENSION), min(real) + 1):
+        for hi in range(max(real), min(MAX_NUMBER, end + MAX_EXTENSION) + 1):
+            size = hi - lo + 1
+            added = [n for n in range(lo, hi + 1) if not start <= n <= end]
+            if size < rules.min_meld_size or len(added) > MAX_EXTENSION:
                 continue
-            kept_jokers = [i + below for i in old_jokers]
-            added = list(range(below)) + list(range(below + length, new_len))
-            variants = [kept_jokers]
-            if rules.jokers > len(old_jokers):
-                variants += [kept_jokers + [p] for p in added]
-            if old_jokers:
-                variants.append([])  # every joker of the old run replaced by its real tile
+            kept = sorted(n for n in old_jokers if lo <= n <= hi)
+            variants = [kept, []] if kept else [[]]
+            if rules.jokers > len(kept):
+                variants += [kept + [n] for n in added]
             for jokers in variants:
-                if below == above == 0 and jokers == kept_jokers:
-                    continue
-                out.append(run_meld(colour, new_start, new_len, jokers))
+                out.append(run_meld(colour, lo, size, [n - lo for n in jokers]))
     return out
+
+
+def value_placed(played: dict[int, int], joker_gain: int) -> int:
+    """Worth of the rack tiles played: numbers, and each rack joker as the tile it stands for.
+
+    ``played`` maps tile index to count; ``joker_gain`` is how many points the jokers on the
+    table stand for after the move minus before it. Only up to 13 points per rack joker played
+    count, so re-reading a table joker (r4 -> k9) is not value placed.
+    """
+    real = sum(Tile.from_index(i).number * n for i, n in played.items() if i != JOKER_INDEX)
+    return real + min(MAX_NUMBER * played.get(JOKER_INDEX, 0), joker_gain)
 
 
 def _feasible(melds: Catalogue, available: np.ndarray) -> list[Meld]:
@@ -223,12 +237,25 @@ def _solve_rearrange(
     w_stay = int(available.sum()) * MAX_NUMBER + 1 if value_tiebreak else 1
     w_kept = w_stay * (NUM_KINDS * 2 + 1) if disruption else 0
     w_primary = w_kept * (len(problem.free) + 1) if disruption else 1
-    if objective is Objective.TILES:
-        for var in y.values():
-            objective_fn.SetCoefficient(var, float(w_primary))
-    for k, var in enumerate(x):
-        weight = w_primary if objective is Objective.VALUE else int(value_tiebreak)
-        objective_fn.SetCoefficient(var, float(weight * int(cat.values[k])))
+    weight = float(w_primary if objective is Objective.VALUE else int(value_tiebreak))
+    for i, var in y.items():
+        per_tile = w_primary if objective is Objective.TILES else 0
+        number = Tile.from_index(i).number if i != JOKER_INDEX else 0
+        objective_fn.SetCoefficient(var, float(per_tile) + weight * float(number or 0))
+    if weight:
+        # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
+        # at most 13 per rack joker played (a table joker's new value alone is not "placed").
+        joker_worth = solver.NumVar(-solver.infinity(), solver.infinity(), "z")
+        by_rack = solver.Constraint(-solver.infinity(), 0.0)
+        by_rack.SetCoefficient(joker_worth, 1.0)
+        if JOKER_INDEX in y:
+            by_rack.SetCoefficient(y[JOKER_INDEX], -float(MAX_NUMBER))
+        old_jokers = sum(joker_value(problem.old_melds[i]) for i in problem.free)
+        by_table = solver.Constraint(-solver.infinity(), -float(old_jokers))
+        by_table.SetCoefficient(joker_worth, 1.0)
+        for k in np.nonzero(cat.joker_values)[0]:
+            by_table.SetCoefficient(x[k], -float(cat.joker_values[k]))
+        objective_fn.SetCoefficient(joker_worth, weight)
     # Continuations: old meld m stays (partly) in place as one copy of candidate k.
     cont: dict[tuple[int, int], pywraplp.Variable] = {}
     into: dict[int, list[pywraplp.Variable]] = {}
@@ -256,13 +283,14 @@ def _solve_rearrange(
     objective_fn.SetMaximization()
     optimal = _run(solver)
     counts = {k: round(v.solution_value()) for k, v in enumerate(x) if round(v.solution_value())}
-    played = sum(round(v.solution_value()) for v in y.values())
+    played = {i: round(v.solution_value()) for i, v in y.items() if round(v.solution_value())}
     if objective is Objective.TILES:
-        primary = played
+        primary = sum(played.values())
     else:
-        old_value = sum(problem.old_melds[i].value for i in problem.free)
-        primary = sum(int(cat.values[k]) * n for k, n in counts.items()) - old_value
-    if played == 0:
+        gain = sum(int(cat.joker_values[k]) * n for k, n in counts.items())
+        gain -= sum(joker_value(problem.old_melds[i]) for i in problem.free)
+        primary = value_placed(played, gain)
+    if not played:
         return _Outcome({}, {}, 0, optimal)
     continuations = {m: k for (m, k), v in cont.items() if round(v.solution_value())}
     return _Outcome(counts, continuations, primary, optimal)
@@ -363,7 +391,8 @@ def _assemble(position: Position, objective: Objective, problem: _Problem, outco
     table = tuple(new_table)
     untouched = sum(1 for nm in table if nm.unchanged)
     moved = sum(1 for nm in table for s in nm.sources if s != RACK and s != nm.continues)
-    value = sum(nm.meld.value for nm in table) - sum(m.value for m in old_melds)
+    joker_gain = sum(joker_value(nm.meld) for nm in table) - sum(joker_value(m) for m in old_melds)
+    value = value_placed(dict(Counter(t.index for t in played)), joker_gain)
     return Suggestion(
         position, objective, Action.PLAY, played, table, build_steps(table, old_melds),
         untouched, moved, value, outcome.optimal,
