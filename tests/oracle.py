@@ -185,27 +185,34 @@ def violations(position: Position, suggestion: Suggestion) -> list[str]:
     return problems
 
 
-def _meld_value(new: NewMeld) -> int:
-    return sum(int(t.number or 0) for t in new.meld.represented)
+def _joker_worth(represented: Sequence[Tile], joker_mask: Sequence[bool]) -> int:
+    return sum(int(t.number or 0) for t, j in zip(represented, joker_mask) if j)
+
+
+def _old_joker_worth_range(meld: Sequence[Tile], rules: RuleSet) -> tuple[int, int]:
+    """Least and most the jokers of an old meld can stand for (the laid order picks one)."""
+    real = Counter(t for t in meld if not t.is_joker)
+    worths = [sum(int(t.number or 0) for t in (Counter(rep) - real).elements()) for rep in interpretations(meld, rules)]
+    return min(worths, default=0), max(worths, default=0)
 
 
 def _value_violations(position: Position, suggestion: Suggestion) -> list[str]:
-    """``value_placed`` is how much the table's value grew (jokers count as what they stand for).
+    """``value_placed``: the rack's numbered tiles at face value, plus what the rack jokers stand for.
 
-    Without table jokers that is exactly the rack tiles' worth. A table joker's old value is
-    whatever the table's laid order says, so with table jokers only bounds can be checked.
+    A rack joker is credited with the growth of the jokers' worth on the table, at most 13 per
+    rack joker, so re-reading a table joker is never value placed. Exact without table jokers
+    (or without rack jokers); with both, the old jokers' laid values are only known as a range.
     """
     rules = position.rules
-    new_total = sum(_meld_value(new) for new in suggestion.new_table)
-    if JOKER not in position.table_tiles:
-        expected = sum(_rack_value(new) for new in suggestion.new_table)
-        if suggestion.value_placed != expected:
-            return [f"value_placed says {suggestion.value_placed}, the rack tiles are worth {expected}"]
-        return []
-    low = sum(min(sum(int(t.number or 0) for t in m) for m in interpretations(meld, rules)) for meld in position.table)
-    high = sum(best_value(meld, rules) for meld in position.table)
-    if not new_total - high <= suggestion.value_placed <= new_total - low:
-        return [f"value_placed {suggestion.value_placed} outside [{new_total - high}, {new_total - low}]"]
+    played = Counter(suggestion.played)
+    numbered = sum(int(t.number or 0) * n for t, n in played.items() if not t.is_joker)
+    cap = 13 * played[JOKER]
+    new_worth = sum(_joker_worth(new.meld.represented, new.meld.joker_mask) for new in suggestion.new_table)
+    ranges = [_old_joker_worth_range(meld, rules) for meld in position.table]
+    low = numbered + max(0, min(cap, new_worth - sum(hi for _, hi in ranges)))
+    high = numbered + max(0, min(cap, new_worth - sum(lo for lo, _ in ranges)))
+    if not low <= suggestion.value_placed <= high:
+        return [f"value_placed says {suggestion.value_placed}, the rack tiles are worth {low}..{high}"]
     return []
 
 
