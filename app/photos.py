@@ -7,6 +7,7 @@ ever opened.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,21 +34,31 @@ class PhotoReading:
     tile_count: int
 
 
-@st.cache_resource(show_spinner=False)
-def _vision() -> Any:
-    """Import :mod:`vision` (and let it load its models) once per server process."""
-    import vision
+#: Reading problems the play page already shows in its own words (invalid melds, doubtful
+#: tiles); the others (e.g. copy limits) are passed on as the reader words them.
+SHOWN_BY_THE_APP = ("invalid-meld", "uncertain-tile")
 
-    warm = getattr(vision, "warm_up", None)
-    if callable(warm):
-        warm()
-    return vision
+log = logging.getLogger(__name__)
+
+
+@st.cache_resource(show_spinner=False)
+def _load_models() -> bool:
+    """Load the detector and the reader once per server process (a failure is retried)."""
+    from vision.detector import load_detector
+    from vision.reader import load_reader
+
+    load_detector()
+    load_reader()
+    return True
 
 
 def vision_available() -> bool:
+    """True when photos can be read here (the package and its model weights are present)."""
     try:
-        return callable(getattr(_vision(), "read", None))
-    except Exception:  # noqa: BLE001 - any import failure means: type the tiles instead
+        import vision
+
+        return callable(getattr(vision, "read", None)) and _load_models()
+    except Exception:  # noqa: BLE001 - any failure means: type the tiles instead
         return False
 
 
@@ -69,25 +80,49 @@ def _png(image: np.ndarray) -> bytes:
     return encoded.tobytes()
 
 
-def read_photo(data: bytes, kind: str, rules: RuleSet) -> PhotoReading:
+def _problem_text(problem: Any, lang: str) -> str | None:
+    kind = getattr(getattr(problem, "kind", None), "value", None)
+    if kind in SHOWN_BY_THE_APP:
+        return None
+    message = getattr(problem, "message", None)
+    return message(lang) if callable(message) else str(problem)
+
+
+def _rows(reading: Any, kind: str) -> tuple[tuple[Chip, ...], ...]:
+    """Chips per meld (table) or the rack as one row; a tile outside every meld is its own row."""
+    tiles = tuple(reading.tiles)
+    melds = [tuple(m) for m in reading.melds]
+    grouped = {i for m in melds for i in m}
+    melds += [(i,) for i in range(len(tiles)) if i not in grouped]
+    rows = tuple(tuple(_chip(tiles[i]) for i in meld) for meld in melds if meld)
+    if kind == "rack":
+        return (tuple(c for row in rows for c in row),)
+    return rows
+
+
+def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> PhotoReading:
     """Read a table (``kind="table"``: rows are melds) or a rack (one row) from photo bytes."""
-    try:
-        from vision.images import ImageError, load_image
-    except ImportError as err:  # pragma: no cover - vision ships with the app
-        raise PhotoError("photo reading is not available here; type the tiles instead") from err
+    from vision.images import ImageError, load_image
+
     try:
         image = load_image(data)
     except ImageError as err:
         raise PhotoError(str(err)) from err
-    if not vision_available():
-        raise PhotoError("photo reading is not available here; type the tiles instead")
-    vision = _vision()
-    reading = vision.read(image, kind=kind, rules=rules)
-    tiles = tuple(reading.tiles)
-    if kind == "table":
-        rows = tuple(tuple(_chip(tiles[i]) for i in meld) for meld in reading.melds)
-    else:
-        rows = (tuple(_chip(t) for t in tiles),)
-    annotated = _png(vision.annotate(image, reading))
-    problems = tuple(str(p) for p in getattr(reading, "problems", ()) or ())
-    return PhotoReading(rows, annotated, problems, len(tiles))
+    try:
+        import vision
+
+        _load_models()
+    except (ImportError, FileNotFoundError) as err:
+        log.warning("photo reading unavailable: %s", err)
+        raise PhotoError("photo reading is not installed here (no tile models); type the tiles instead") from err
+    try:
+        reading = vision.read(image, kind=kind, rules=rules)
+        annotated = _png(vision.annotate(image, reading))
+    except ImageError as err:
+        raise PhotoError(str(err)) from err
+    except Exception as err:  # noqa: BLE001 - never a traceback on screen; the log keeps it
+        log.exception("reading a %s photo failed", kind)
+        raise PhotoError("the photo could not be read; try another photo or type the tiles") from err
+    problems = tuple(t for t in (_problem_text(p, lang) for p in reading.problems or ()) if t)
+    rows = _rows(reading, kind)
+    return PhotoReading(rows, annotated, problems, sum(len(r) for r in rows))

@@ -31,3 +31,18 @@ def tiles_absent_from(scene: Scene, count: int) -> tuple[Tile, ...]:
     """Rack tiles that cannot clash with the photo's tiles over the copy limits."""
     present = Counter(p.tile for p in scene.tiles)
     return tuple(t for t in ALL_NUMBERED if present[t] == 0)[:count]
+
+
+def vision_missing() -> str | None:
+    """Why real photo reading cannot run here (None when it can)."""
+    try:
+        import vision
+        from vision import detector, reader
+    except ImportError as err:
+        return f"vision cannot be imported: {err}"
+    if not callable(getattr(vision, "read", None)):
+        return "vision.read is not available yet"
+    for name, weights in (("detector", detector.DEFAULT_WEIGHTS), ("reader", reader.DEFAULT_WEIGHTS)):
+        if not weights.is_file():
+            return f"the {name} weights are not shipped yet ({weights})"
+    return None

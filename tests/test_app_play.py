@@ -183,10 +183,10 @@ def test_rule_preset_applies_to_the_move():
 
 
 def test_a_synthetic_photo_is_read_shown_fixed_and_solved():
-    vision = pytest.importorskip("vision")
-    if not callable(getattr(vision, "read", None)):
-        pytest.skip("vision.read is not available yet: photo reading cannot be exercised")
-    from tests.synthetic_photos import png_bytes, table_scene, tiles_absent_from
+    from tests.synthetic_photos import png_bytes, table_scene, tiles_absent_from, vision_missing
+
+    if vision_missing():
+        pytest.skip(f"real photo reading cannot run: {vision_missing()}")
 
     scene = table_scene()
     rack = tiles_absent_from(scene, 2)
@@ -251,8 +251,11 @@ def fake_annotate(image, reading):
 def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypatch):
     import vision
 
+    import app.photos
+
     monkeypatch.setattr(vision, "read", fake_read, raising=False)
     monkeypatch.setattr(vision, "annotate", fake_annotate, raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
     photo = io.BytesIO()
     Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
     at = start_app()
@@ -279,3 +282,60 @@ def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypat
     assert 'class="rk-tile rk-red rk-edited"' in all_markdown(at)
     solve(at)
     assert texts(at.success) == ["Play 1 tile(s) worth 7 points: red 7"]
+
+
+def test_missing_models_are_a_clear_message_not_a_traceback(monkeypatch):
+    import app.photos
+
+    def no_models():
+        raise FileNotFoundError("tile detector weights not found")
+
+    monkeypatch.setattr(app.photos, "_load_models", no_models)
+    photo = io.BytesIO()
+    Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo.getvalue(), "image/png")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception
+    assert texts(at.error) == [
+        "The table photo cannot be read: photo reading is not installed here (no tile models); type the tiles instead"
+    ]
+
+
+def test_a_reader_crash_is_a_clear_message_not_a_traceback(monkeypatch):
+    import vision
+
+    import app.photos
+
+    def broken(image, kind="table", rules=None):
+        raise RuntimeError("CUDA out of memory")
+
+    monkeypatch.setattr(vision, "read", broken, raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    photo = io.BytesIO()
+    Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
+    at = start_app()
+    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo.getvalue(), "image/png")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception
+    assert texts(at.error) == [
+        "The rack photo cannot be read: the photo could not be read; try another photo or type the tiles"
+    ]
+
+
+def test_a_photo_with_no_tiles_says_so(monkeypatch):
+    import vision
+
+    import app.photos
+
+    monkeypatch.setattr(vision, "read", lambda image, kind="table", rules=None: FakeReading((), ()), raising=False)
+    monkeypatch.setattr(vision, "annotate", fake_annotate, raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    photo = io.BytesIO()
+    Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo.getvalue(), "image/png")).run()
+    at.button(key="play_read").click().run()
+    assert texts(at.error) == [
+        "No tiles found on the table photo. Try a closer, sharper photo, or type the tiles."
+    ]

@@ -42,18 +42,21 @@ def play_round(at, ending: str, racks: dict[int, str], save: bool = True):
 
 
 def totals(at) -> dict[str, int]:
-    return {m.label.replace(" 🏆", ""): int(m.value) for m in at.metric}
+    return {m.label.replace(" ★", ""): int(m.value) for m in at.metric}
 
 
 def test_a_scored_round_is_saved_shown_in_totals_and_survives_a_restart(private_database):
     at = new_game(start_app("score"), "Ann", "Bob", "Cy")
     play_round(at, "Ann", {1: "r7 j", 2: "k3"}, save=False)
     html = "\n".join(m.value for m in at.markdown)
-    assert 'title="joker"' in html and "Bob: -37" in html and "Ann: +40 🏆" in html
+    assert 'title="joker"' in html and "Bob: -37" in html and "Ann: +40 ★" in html
     assert "The round balances: winners gain 40, the others pay 40." in texts(at.caption)
     by_suffix(at.button, "_save").click().run()
     assert texts(at.success) == ["Round saved."]
     assert totals(at) == {"Ann": 40, "Bob": -37, "Cy": -3}
+    assert texts(at.subheader)[0] == "Round 2"
+    racks = [w for w in at.text_input if w.key and "_rack_" in w.key]
+    assert racks and all(w.value == "" for w in racks)  # a fresh form for the next round
     sheet = at.dataframe[0].value
     assert list(sheet["Ann"]) == [40] and list(sheet["Bob total"]) == [-37]
 

@@ -87,6 +87,7 @@ def server(tmp_path):
 
 @pytest.fixture
 def page(tmp_path):
+    """A fresh headless Chromium page with its own profile directory."""
     with playwright_sync.sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(tmp_path / "chromium-profile"), executable_path=str(CHROMIUM), headless=True,
@@ -104,7 +105,27 @@ def wait_idle(page) -> None:
     page.wait_for_selector('[data-testid="stStatusWidget"]', state="detached", timeout=STEP_TIMEOUT_MS)
 
 
+def click_until(page, button: str, expected, attempts: int = 3) -> None:
+    """Click ``button`` until ``expected`` (a locator) shows; a click that lands while the
+    script is still rerunning can be dropped by the page, so it is repeated (idempotent)."""
+    for attempt in range(attempts):
+        wait_idle(page)
+        page.get_by_role("button", name=button).click()
+        try:
+            expected.wait_for(timeout=STEP_TIMEOUT_MS // attempts)
+            return
+        except playwright_sync.TimeoutError:
+            if attempt == attempts - 1:
+                raise
+
+
 def save_screenshot(page, tmp_path: Path, name: str) -> Path:
+    """The whole page: the viewport is grown to the app's height (Streamlit scrolls inside)."""
+    height = page.evaluate(
+        "() => document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight"
+    )
+    page.set_viewport_size({"width": page.viewport_size["width"], "height": int(height) + 140})
+    wait_idle(page)
     path = tmp_path / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     target = os.environ.get("SCREENSHOT_DIR")
@@ -114,29 +135,50 @@ def save_screenshot(page, tmp_path: Path, name: str) -> Path:
     return path
 
 
+def type_position(page, table: str, rack: str) -> None:
+    page.get_by_text("What should I play?").wait_for(timeout=STEP_TIMEOUT_MS)
+    page.get_by_label("Table, typed (melds separated by |)").fill(table)
+    page.get_by_label("Rack, typed").fill(rack)
+    page.get_by_label("Rack, typed").press("Tab")
+    click_until(page, "Read the tiles", page.get_by_text("Check the reading", exact=True))
+
+
 def test_type_a_position_and_get_a_move_in_chromium(server, page, tmp_path):
     page.goto(server, wait_until="networkidle")
-    page.get_by_text("What should I play?").wait_for(timeout=STEP_TIMEOUT_MS)
-    page.get_by_label("Table, typed (melds separated by |)").fill("r4 r5 r6 | k5 b5 o5")
-    page.get_by_label("Rack, typed").fill("r7 k13 b2")
-    page.get_by_label("Rack, typed").press("Tab")
-    wait_idle(page)
-    page.get_by_role("button", name="Read the tiles").click()
-    page.get_by_text("Check the reading", exact=True).wait_for(timeout=STEP_TIMEOUT_MS)
-    wait_idle(page)
-    page.get_by_role("button", name="Find my best move").click()
-    page.get_by_text("Play 1 tile(s) worth 7 points: red 7").wait_for(timeout=STEP_TIMEOUT_MS)
-    page.get_by_text("Add your red 7 to [red 4 5 6]: [red 4 5 6 7].").wait_for(timeout=STEP_TIMEOUT_MS)
-    assert page.locator(".rk-played").count() >= 2  # the played tile, and its legend sample
-    shot = save_screenshot(page, tmp_path, "browser-play-typed")
+    type_position(page, "k5 b5 o5 r5 | r9 r10 r11", "k6 k7 o1")
+    click_until(page, "Find my best move", page.get_by_text("Play 2 tile(s) worth 13 points: black 6, black 7"))
+    page.get_by_text("Steps", exact=True).wait_for(timeout=STEP_TIMEOUT_MS)
+    assert page.locator(".rk-played").count() >= 3  # two played tiles and the legend sample
+    assert page.locator(".rk-moved").count() >= 2  # the black 5 taken from the group, and the legend
+    shot = save_screenshot(page, tmp_path, "play-move")
     assert shot.stat().st_size > 10_000
 
 
+def test_fix_a_misread_tile_then_get_a_move_in_chromium(server, page, tmp_path):
+    page.goto(server, wait_until="networkidle")
+    type_position(page, "r4 r5 k6 | k5 b5 o5", "r7")
+    page.get_by_text("Meld 1 is not valid: neither a run (one colour) nor a group (one number)").wait_for(
+        timeout=STEP_TIMEOUT_MS
+    )
+    page.get_by_label("Tile to fix").click()
+    page.get_by_role("option", name="Meld 1 · 3: black 6").click()
+    wait_idle(page)
+    page.get_by_label("It is really").click()
+    page.keyboard.type("red 6")
+    page.get_by_role("option", name="red 6", exact=True).click()
+    wait_idle(page)
+    save_screenshot(page, tmp_path, "play-fix")
+    click_until(page, "Change", page.locator(".rk-edited").first)
+    expect = playwright_sync.expect
+    expect(page.get_by_text("Meld 1 is not valid", exact=False)).to_have_count(0, timeout=STEP_TIMEOUT_MS)
+    click_until(page, "Find my best move", page.get_by_text("Play 1 tile(s) worth 7 points: red 7"))
+
+
 def test_upload_a_photo_and_get_a_move_in_chromium(server, page, tmp_path):
-    vision = pytest.importorskip("vision")
-    if not callable(getattr(vision, "read", None)):
-        pytest.skip("vision.read is not available yet: photo reading cannot be exercised")
-    from tests.synthetic_photos import table_photo_png
+    from tests.synthetic_photos import table_photo_png, vision_missing
+
+    if vision_missing():
+        pytest.skip(f"real photo reading cannot run: {vision_missing()}")
 
     photo = tmp_path / "table.png"
     photo.write_bytes(table_photo_png())
@@ -146,9 +188,31 @@ def test_upload_a_photo_and_get_a_move_in_chromium(server, page, tmp_path):
     page.get_by_label("Rack, typed").fill("r7 k13")
     page.get_by_label("Rack, typed").press("Tab")
     wait_idle(page)
-    page.get_by_role("button", name="Read the tiles").click()
-    page.get_by_text("Table as read", exact=True).wait_for(timeout=STEP_TIMEOUT_MS)
+    click_until(page, "Read the tiles", page.get_by_text("Table as read", exact=True))
+    click_until(page, "Find my best move", page.get_by_text("Your move", exact=True))
+    save_screenshot(page, tmp_path, "play-photo")
+
+
+def test_score_a_round_and_see_the_sheet_in_chromium(server, page, tmp_path):
+    page.goto(f"{server}/score", wait_until="networkidle")
+    page.get_by_text("Start a game to keep its score.").wait_for(timeout=STEP_TIMEOUT_MS)
+    for i, name in enumerate(["Ann", "Bob", "Cy"]):
+        page.get_by_label(f"Player {i + 1}").fill(name)
+    click_until(page, "Start the game", page.get_by_text("Round 1", exact=True))
+    rounds = [("Ann went out", {1: "r7 j", 2: "k3 k4"}), ("Cy went out", {0: "o5", 1: "b10 b11"})]
+    for number, (ending, racks) in enumerate(rounds, start=1):
+        page.get_by_text(f"Round {number}", exact=True).wait_for(timeout=STEP_TIMEOUT_MS)
+        wait_idle(page)
+        page.get_by_text(ending, exact=True).click()
+        wait_idle(page)
+        for seat, tiles in racks.items():
+            field = page.locator(f".st-key-score_player_{seat}").get_by_label("Tiles left (typed)")
+            field.fill(tiles)
+            field.press("Enter")
+            wait_idle(page)
+        click_until(page, "Score the round", page.get_by_role("button", name="Save the round"))
+        click_until(page, "Save the round", page.get_by_text("Round saved."))
     wait_idle(page)
-    page.get_by_role("button", name="Find my best move").click()
-    page.get_by_text("Your move", exact=True).wait_for(timeout=STEP_TIMEOUT_MS)
-    save_screenshot(page, tmp_path, "browser-play-photo")
+    page.get_by_text("Score sheet as text (CSV)").click()
+    page.get_by_text("2,Cy went out,-5,-21,26,39,-58,19").wait_for(timeout=STEP_TIMEOUT_MS)
+    save_screenshot(page, tmp_path, "score-sheet")

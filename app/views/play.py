@@ -73,7 +73,7 @@ def read_inputs() -> None:
                 notes.append(tr("Used the {what} photo; the typed {what} was ignored.", lang, what=what))
             try:
                 with st.spinner(tr("Reading the {what} photo…", lang, what=what)):
-                    reading = read_photo(photo, kind, rules)
+                    reading = read_photo(photo, kind, rules, lang)
             except PhotoError as err:
                 errors.append(tr("The {what} photo cannot be read: {reason}", lang, what=what, reason=tr(str(err), lang)))
                 continue

@@ -22,6 +22,8 @@ PREVIEW = "score_preview"
 EDITING = "score_editing_round"
 CONFIRM_DELETE = "score_confirm_delete"
 FLASH = "score_flash"
+FORM_NONCE = "score_form_nonce"
+WINNER = " ★"
 POOL = "__pool__"
 MAX_PLAYERS = 4
 
@@ -100,7 +102,8 @@ except (StorageError, NotFoundError) as err:
 
 editing: SavedRound | None = next((r for r in saved if r.id == state.get(EDITING)), None)
 st.subheader(tr("Edit round {n}", lang, n=editing.number) if editing else tr("Round {n}", lang, n=len(saved) + 1))
-form = f"score_round_{game.id}_{editing.id if editing else 'new'}"
+# Each round form gets fresh widget keys (the browser keeps a widget's last value per key).
+form = f"score_round_{game.id}_{editing.id if editing else 'new'}_{state.get(FORM_NONCE, 0)}"
 if editing and f"{form}_end" not in st.session_state:  # load the round being edited, once
     outcome = editing.result.outcome
     st.session_state[f"{form}_end"] = outcome.player if isinstance(outcome, WentOut) else POOL
@@ -116,14 +119,14 @@ ending = st.radio(
 for i, player in enumerate(game.players):
     if player == ending:
         continue
-    with st.container(border=True):
+    with st.container(border=True, key=f"score_player_{i}"):
         st.markdown(f"**{tr('{player}’s rack', lang, player=player)}**")
         st.text_input(tr("Tiles left (typed)", lang), key=f"{form}_rack_{i}", placeholder="r7 j k13")
         photo = ui.photo_input(tr("or a photo of the rack", lang), f"{form}_photo_{i}", lang)
         if photo is not None and st.button(tr("Read the photo", lang), key=f"{form}_read_{i}"):
             try:
                 with st.spinner(tr("Reading the rack…", lang)):
-                    reading = read_photo(photo, "rack", game.rules)
+                    reading = read_photo(photo, "rack", game.rules, lang)
             except PhotoError as err:
                 st.error(tr("The photo cannot be read: {reason}", lang, reason=tr(str(err), lang)))
             else:
@@ -172,7 +175,7 @@ if preview is not None and preview.game_id == game.id and preview.replaces == (e
     rows = []
     for s in preview.result.scores:
         chips = [ui.chip_html(t, lang) for t in s.tiles]
-        label = f"{s.name}: {s.score:+d}" + (" 🏆" if s.winner else "")
+        label = f"{s.name}: {s.score:+d}" + (WINNER if s.winner else "")
         rows.append(ui.row_html(label, chips))
         rows.append(f'<p class="rk-label">{tr("rack total {total}", lang, total=s.rack_total)}</p>')
     ui.show_html("".join(rows))
@@ -195,6 +198,7 @@ if preview is not None and preview.game_id == game.id and preview.replaces == (e
         else:
             for key in [k for k in st.session_state if str(k).startswith(form)]:
                 del st.session_state[key]
+            state.put(FORM_NONCE, state.get(FORM_NONCE, 0) + 1)
             state.drop(PREVIEW, EDITING)
             st.rerun()
 
@@ -221,7 +225,7 @@ totals = sheet.totals()
 cols = st.columns(len(game.players))
 leader = max(totals.values())
 for col, player in zip(cols, game.players):
-    col.metric(player + (" 🏆" if totals[player] == leader else ""), totals[player])
+    col.metric(player + (WINNER if totals[player] == leader else ""), totals[player])
 chart = pd.DataFrame(running, index=pd.Index([r.number for r in saved], name=round_col))
 st.line_chart(chart, x_label=round_col, y_label=tr("Total", lang))
 
