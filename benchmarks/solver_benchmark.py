@@ -19,6 +19,7 @@ import os
 import platform
 import random
 import statistics
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
@@ -118,6 +119,21 @@ def run_cell(
     return cell
 
 
+def code_version() -> str:
+    """The git commit benchmarked, marked dirty when solver/ has uncommitted changes."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "solver"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown (not a git checkout)"
+    return commit + (" + uncommitted solver changes" if dirty else "")
+
+
 def environment() -> str:
     versions = []
     for package in ("ortools", "rummikub-solver", "cvxpy-base", "scipy", "highspy", "cvxopt"):
@@ -134,11 +150,11 @@ def environment() -> str:
 
 
 def report(cells: list[Cell], backends: list[str], seeds: int, skipped: list[tuple[int, int]]) -> str:
-    default = backends[0]
+    default = available_backends()[0]
     lines = [
         f"Solver benchmark: {seeds} seeded positions per cell; times in ms (median / p95 / max).",
-        f"Reference: rummikub-solver, backends {', '.join(backends)} (default here: {default}).",
-        f"Environment: {environment()}.",
+        f"Reference: rummikub-solver, backends {', '.join(backends)} (its default with what is installed here: {default}).",
+        f"Code: {code_version()}. Environment: {environment()}.",
         "",
         "| table | rack | ours | " + " | ".join(backends) + " | fastest ref | ratio (median ours / fastest) |",
         "|---:|---:|---|" + "---|" * len(backends) + "---|---:|",
