@@ -203,7 +203,7 @@ def test_score_a_round_and_see_the_sheet_in_chromium(server, page, tmp_path):
     for number, (ending, racks) in enumerate(rounds, start=1):
         page.get_by_text(f"Round {number}", exact=True).wait_for(timeout=STEP_TIMEOUT_MS)
         wait_idle(page)
-        page.get_by_text(ending, exact=True).click()
+        page.get_by_role("radiogroup", name="How did the round end?").get_by_text(ending, exact=True).click()
         wait_idle(page)
         for seat, tiles in racks.items():
             field = page.locator(f".st-key-score_player_{seat}").get_by_label("Tiles left (typed)")
