@@ -339,3 +339,16 @@ def test_a_photo_with_no_tiles_says_so(monkeypatch):
     assert texts(at.error) == [
         "No tiles found on the table photo. Try a closer, sharper photo, or type the tiles."
     ]
+
+
+def test_a_solver_crash_is_a_message_and_the_reading_is_kept(monkeypatch):
+    import solver
+
+    def boom(position, objective=None):
+        raise RuntimeError("solver exploded")
+
+    monkeypatch.setattr(solver, "solve", boom)
+    at = type_position(start_app(), "r4 r5 r6", "r7")
+    solve(at)
+    assert texts(at.error) == ["The move search failed; nothing was lost. Try again, or check the tiles."]
+    assert 'title="red 7"' in all_markdown(at)

@@ -174,3 +174,40 @@ def test_typed_play_inputs_survive_a_trip_to_the_score_page():
     at.switch_page("views/play.py").run()
     assert at.text_area(key="play_table_text").value == "r4 r5 r6"
     assert at.text_area(key="play_rack_text").value == "r7"
+
+
+def test_a_rack_photo_is_read_shown_and_scored(monkeypatch):
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    import app.photos
+    import vision
+    from tests.test_app_play import fake_annotate, fake_read
+
+    monkeypatch.setattr(vision, "read", fake_read, raising=False)
+    monkeypatch.setattr(vision, "annotate", fake_annotate, raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    photo = io.BytesIO()
+    Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
+    at = new_game(start_app("score"), "Ann", "Bob")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("rack.png", photo.getvalue(), "image/png")).run()
+    by_suffix(at.button, "_read_1").click().run()
+    assert not at.exception, at.exception
+    assert by_suffix(at.text_input, "_rack_1").value == "r7"  # the reading, ready to fix by typing
+    assert len(at.image) == 1
+    assert 'title="red 7"' in "\n".join(m.value for m in at.markdown)
+    by_suffix(at.button, "_score").click().run()
+    by_suffix(at.button, "_save").click().run()
+    assert totals(at) == {"Ann": 7, "Bob": -7}
+
+
+def test_the_chosen_game_survives_a_trip_to_the_play_page():
+    at = new_game(start_app("score"), "Ann", "Bob")
+    new_game(at, "Cy", "Di")
+    at.selectbox(key="score_game").set_value(1).run()
+    at.switch_page("views/play.py").run()
+    at.switch_page("views/score.py").run()
+    assert at.selectbox(key="score_game").value == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 import streamlit as st
@@ -22,6 +23,8 @@ PHOTOS = "play_photos"
 NOTES = "play_notes"
 ANSWER = "play_answer"
 READ_FROM = "play_read_from"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -192,6 +195,10 @@ def find_move(rules: RuleSet) -> None:
             suggestion = solver.solve(position, Objective(objective))
         except solver.InvalidTableError:
             st.error(tr("Fix the table first: every meld on it must be valid before a move can be found.", lang))
+            return
+        except Exception:  # noqa: BLE001 - never a traceback on screen; the log keeps it
+            log.exception("solving failed")
+            st.error(tr("The move search failed; nothing was lost. Try again, or check the tiles.", lang))
             return
     state.put(ANSWER, Answer(question, suggestion))
 

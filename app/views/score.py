@@ -121,6 +121,10 @@ for i, player in enumerate(game.players):
         continue
     with st.container(border=True, key=f"score_player_{i}"):
         st.markdown(f"**{tr('{player}’s rack', lang, player=player)}**")
+        read = st.session_state.get(f"{form}_read_{i}_result")
+        if read and st.session_state.pop(f"{form}_read_{i}_fresh", False):
+            # A photo was just read: its tiles become the typed line (set before the widget exists).
+            st.session_state[f"{form}_rack_{i}"] = format_tiles((c.tile for c in read[1]), short=True)
         st.text_input(tr("Tiles left (typed)", lang), key=f"{form}_rack_{i}", placeholder="r7 j k13")
         photo = ui.photo_input(tr("or a photo of the rack", lang), f"{form}_photo_{i}", lang)
         if photo is not None and st.button(tr("Read the photo", lang), key=f"{form}_read_{i}"):
@@ -135,9 +139,8 @@ for i, player in enumerate(game.players):
                     st.warning(tr("No tiles found on the photo. Type them instead.", lang))
                 else:
                     st.session_state[f"{form}_read_{i}_result"] = (reading.annotated_png, tuple(chips))
-                    st.session_state[f"{form}_rack_{i}"] = format_tiles((c.tile for c in chips), short=True)
+                    st.session_state[f"{form}_read_{i}_fresh"] = True
                     st.rerun()
-        read = st.session_state.get(f"{form}_read_{i}_result")
         if read:
             st.image(read[0], width="stretch")
             ui.show_html(ui.row_html(tr("Read", lang), [ui.reading_chip_html(c, lang) for c in read[1]]))
