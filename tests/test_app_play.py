@@ -352,3 +352,29 @@ def test_a_solver_crash_is_a_message_and_the_reading_is_kept(monkeypatch):
     solve(at)
     assert texts(at.error) == ["The move search failed; nothing was lost. Try again, or check the tiles."]
     assert 'title="red 7"' in all_markdown(at)
+
+
+def test_an_iphone_heic_photo_is_accepted(monkeypatch):
+    import pillow_heif
+    import vision
+
+    import app.photos
+
+    pillow_heif.register_heif_opener()
+    seen = []
+
+    def reader(image, kind="table", rules=None):
+        seen.append(image.shape)
+        return fake_read(image, kind, rules)
+
+    monkeypatch.setattr(vision, "read", reader, raising=False)
+    monkeypatch.setattr(vision, "annotate", fake_annotate, raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    photo = io.BytesIO()
+    Image.new("RGB", (64, 48), (90, 90, 90)).save(photo, format="HEIF")
+    at = start_app()
+    at.file_uploader(key="play_rack_photo_upload").set_value(("IMG_0001.HEIC", photo.getvalue(), "image/heic")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    assert seen == [(48, 64, 3)]  # decoded to the BGR array the reader takes
+    assert 'title="red 7"' in all_markdown(at)
