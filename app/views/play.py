@@ -61,6 +61,26 @@ with rack_col:
 inputs = (table_text, rack_text, hash(table_photo), hash(rack_photo))
 
 
+def says(kind: str, message: str, **params: object) -> str:
+    """One of the messages about the table or the rack, each a whole sentence (so that
+    languages that inflect "table"/"rack" translate them properly)."""
+    table = {
+        "photo-wins": tr("Used the table photo; the typed table was ignored.", lang),
+        "reading": tr("Reading the table photo…", lang),
+        "unreadable": tr("The table photo cannot be read: {reason}", lang, **params),
+        "no-tiles": tr("No tiles found on the table photo. Try a closer, sharper photo, or type the tiles.", lang),
+        "notation": tr("In the typed table: {reason}", lang, **params),
+    }
+    rack = {
+        "photo-wins": tr("Used the rack photo; the typed rack was ignored.", lang),
+        "reading": tr("Reading the rack photo…", lang),
+        "unreadable": tr("The rack photo cannot be read: {reason}", lang, **params),
+        "no-tiles": tr("No tiles found on the rack photo. Try a closer, sharper photo, or type the tiles.", lang),
+        "notation": tr("In the typed rack: {reason}", lang, **params),
+    }
+    return (table if kind == "table" else rack)[message]
+
+
 def read_inputs() -> None:
     """Turn the photos and typed text into one layout to confirm; report what went wrong."""
     notes: list[str] = []
@@ -70,18 +90,17 @@ def read_inputs() -> None:
     rack: tuple = ()
     sources = [("table", table_photo, table_text), ("rack", rack_photo, rack_text)]
     for kind, photo, text in sources:
-        what = tr("table", lang) if kind == "table" else tr("rack", lang)
         if photo is not None:
             if text.strip():
-                notes.append(tr("Used the {what} photo; the typed {what} was ignored.", lang, what=what))
+                notes.append(says(kind, "photo-wins"))
             try:
-                with st.spinner(tr("Reading the {what} photo…", lang, what=what)):
+                with st.spinner(says(kind, "reading")):
                     reading = read_photo(photo, kind, rules, lang)
             except PhotoError as err:
-                errors.append(tr("The {what} photo cannot be read: {reason}", lang, what=what, reason=tr(str(err), lang)))
+                errors.append(says(kind, "unreadable", reason=tr(str(err), lang)))
                 continue
             if reading.tile_count == 0:
-                errors.append(tr("No tiles found on the {what} photo. Try a closer, sharper photo, or type the tiles.", lang, what=what))
+                errors.append(says(kind, "no-tiles"))
                 continue
             photos[kind] = reading.annotated_png
             notes.extend(reading.problems)
@@ -96,7 +115,7 @@ def read_inputs() -> None:
                 else:
                     rack = tuple(Chip(t) for t in parse_tiles(text))
             except NotationError as err:
-                errors.append(tr("In the typed {what}: {reason}", lang, what=what, reason=ui.notation_error_text(err, lang)))
+                errors.append(says(kind, "notation", reason=ui.notation_error_text(err, lang)))
     if errors:
         for message in errors:
             st.error(message)
