@@ -103,17 +103,22 @@ def describe_outcome(outcome: WentOut | PoolExhausted, lang: str = DEFAULT_LANGU
     return tr("pool exhausted", lang)
 
 
+def _cell(text: str) -> str:
+    """A text cell a spreadsheet will not run as a formula (a player named "=SUM(...)")."""
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
 def score_sheet_csv(sheet: ScoreSheet, lang: str = DEFAULT_LANGUAGE) -> str:
     """One row per round: how it ended, each player's round score, then the running totals."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(
-        [tr("Round", lang), tr("Outcome", lang)]
-        + [tr("{player} score", lang, player=p) for p in sheet.players]
-        + [tr("{player} total", lang, player=p) for p in sheet.players]
+        [_cell(tr("Round", lang)), _cell(tr("Outcome", lang))]
+        + [_cell(tr("{player} score", lang, player=p)) for p in sheet.players]
+        + [_cell(tr("{player} total", lang, player=p)) for p in sheet.players]
     )
     for number, (result, totals) in enumerate(zip(sheet.rounds, sheet.running_totals()), start=1):
-        outcome = describe_outcome(result.outcome, lang)
+        outcome = _cell(describe_outcome(result.outcome, lang))
         scores = result.by_name
         writer.writerow(
             [number, outcome] + [scores[p].score for p in sheet.players] + [totals[p] for p in sheet.players]

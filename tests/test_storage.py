@@ -231,3 +231,12 @@ def test_csv_has_round_scores_and_running_totals(store):
     # Pool exhausted: Cy's 1 is lowest; Ann pays 5-1, Bob pays 13-1.
     assert lines[2] == "2,pool exhausted,-4,-12,16,49,-62,13"
     assert len(lines) == 3
+
+
+def test_csv_cells_never_start_a_formula(store):
+    game = store.create_game(["=HYPERLINK(\"x\")", "Bob"], STANDARD)
+    racks = (PlayerRack('=HYPERLINK("x")', ()), PlayerRack("Bob", parse_tiles("r2")))
+    store.add_round(game.id, racks, score_round(racks, WentOut('=HYPERLINK("x")')))
+    header, row = score_sheet_csv(store.sheet(game.id)).splitlines()
+    assert header.startswith("Round,Outcome,\"'=HYPERLINK(\"\"x\"\") score\",Bob score")
+    assert row == "1,\"'=HYPERLINK(\"\"x\"\") went out\",2,-2,2,-2"
