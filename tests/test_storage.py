@@ -240,3 +240,35 @@ def test_csv_cells_never_start_a_formula(store):
     header, row = score_sheet_csv(store.sheet(game.id)).splitlines()
     assert header.startswith("Round,Outcome,\"'=HYPERLINK(\"\"x\"\") score\",Bob score")
     assert row == "1,\"'=HYPERLINK(\"\"x\"\") went out\",2,-2,2,-2"
+
+
+def test_a_crash_in_the_middle_of_a_write_loses_nothing_saved(store):
+    """A process killed inside a write transaction leaves the database as it was."""
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    game = store.create_game(PLAYERS, STANDARD)
+    racks, result = went_out_round()
+    store.add_round(game.id, racks, result)
+    script = textwrap.dedent(
+        f"""
+        import os
+        from pathlib import Path
+        from app.storage import ScoreStore
+        store = ScoreStore(Path({str(store.path)!r}))
+        with store._write() as conn:
+            conn.execute("DELETE FROM rounds")
+            conn.execute("INSERT INTO rounds (game_id, created, updated, data) VALUES (1, '', '', 'half')")
+            os._exit(9)  # the app dies before COMMIT
+        """
+    )
+    root = Path(__file__).resolve().parents[1]
+    crashed = subprocess.run([sys.executable, "-c", script], cwd=root, env=os.environ | {"PYTHONPATH": str(root)}, timeout=60)
+    assert crashed.returncode == 9
+    reopened = ScoreStore(store.path)
+    saved = reopened.rounds(game.id)
+    assert len(saved) == 1 and saved[0].result == result
+    reopened.add_round(game.id, racks, result)  # and it is writable again
+    assert len(reopened.rounds(game.id)) == 2
