@@ -93,6 +93,8 @@ def _run_extensions(meld: Meld, rules: RuleSet) -> list[Meld]:
             variants = [kept, []] if kept else [[]]
             if rules.jokers > len(kept):
                 variants += [kept + [n] for n in added]
+            if kept:  # a real tile takes the joker's place and the joker moves to an end
+                variants += [[n] for n in added]
             for jokers in variants:
                 out.append(run_meld(colour, lo, size, [n - lo for n in jokers]))
     return out
@@ -103,10 +105,12 @@ def value_placed(played: dict[int, int], joker_gain: int) -> int:
 
     ``played`` maps tile index to count; ``joker_gain`` is how many points the jokers on the
     table stand for after the move minus before it. Only up to 13 points per rack joker played
-    count, so re-reading a table joker (r4 -> k9) is not value placed.
+    count, so re-reading a table joker (r4 -> k9, or k10 -> k3) is not value placed when no
+    rack joker is played.
     """
     real = sum(Tile.from_index(i).number * n for i, n in played.items() if i != JOKER_INDEX)
-    return real + min(MAX_NUMBER * played.get(JOKER_INDEX, 0), joker_gain)
+    jokers = played.get(JOKER_INDEX, 0)
+    return real + (min(MAX_NUMBER * jokers, joker_gain) if jokers else 0)
 
 
 def _feasible(melds: Catalogue, available: np.ndarray) -> list[Meld]:
@@ -138,7 +142,7 @@ def _prepare_initial(position: Position, old_melds: tuple[Meld, ...]) -> _Proble
 
 
 def _near_rack(old_melds: tuple[Meld, ...], rack: tuple[Tile, ...], radius: int) -> tuple[int, ...]:
-    """Old melds holding a tile within ``radius`` of a rack tile's run, or of its number.
+    """Old melds holding a joker, or a tile within ``radius`` of a rack tile's run or number.
 
     Most good moves only touch these; the solver widens to the whole table whenever this
     neighbourhood cannot reach the global optimum, so exactness never depends on it.
@@ -147,7 +151,7 @@ def _near_rack(old_melds: tuple[Meld, ...], rack: tuple[Tile, ...], radius: int)
     near_run = {(t.colour, n) for t in rack if not t.is_joker for n in range(t.number - radius, t.number + radius + 1)}
     return tuple(
         i for i, m in enumerate(old_melds)
-        if any(t.number in numbers or (t.colour, t.number) in near_run for t in m.represented)
+        if any(m.joker_mask) or any(t.number in numbers or (t.colour, t.number) in near_run for t in m.represented)
     )
 
 
@@ -245,16 +249,24 @@ def _solve_rearrange(
     if weight:
         # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
         # at most 13 per rack joker played (a table joker's new value alone is not "placed").
-        joker_worth = solver.NumVar(-solver.infinity(), solver.infinity(), "z")
+        # With no rack joker played, the jokers count nothing (whatever the table's are re-read as).
+        table_jokers = int(problem.table_counts[JOKER_INDEX])
+        joker_worth = solver.NumVar(-float(MAX_NUMBER * table_jokers), solver.infinity(), "z")
         by_rack = solver.Constraint(-solver.infinity(), 0.0)
         by_rack.SetCoefficient(joker_worth, 1.0)
-        if JOKER_INDEX in y:
-            by_rack.SetCoefficient(y[JOKER_INDEX], -float(MAX_NUMBER))
         old_jokers = sum(joker_value(problem.old_melds[i]) for i in problem.free)
-        by_table = solver.Constraint(-solver.infinity(), -float(old_jokers))
+        by_table = solver.Constraint(-solver.infinity(), -float(old_jokers) + MAX_NUMBER * table_jokers)
         by_table.SetCoefficient(joker_worth, 1.0)
         for k in np.nonzero(cat.joker_values)[0]:
             by_table.SetCoefficient(x[k], -float(cat.joker_values[k]))
+        if JOKER_INDEX in y:
+            plays_joker = solver.BoolVar("u")
+            link = solver.Constraint(-solver.infinity(), 0.0)  # y_joker <= rack jokers * u
+            link.SetCoefficient(y[JOKER_INDEX], 1.0)
+            link.SetCoefficient(plays_joker, -float(problem.rack_counts[JOKER_INDEX]))
+            by_rack.SetCoefficient(y[JOKER_INDEX], -float(MAX_NUMBER))
+            by_table.SetCoefficient(plays_joker, float(MAX_NUMBER * table_jokers))
+            # with u = 0 both constraints force z <= 0; with u = 1, z <= min(13 y, gain)
         objective_fn.SetCoefficient(joker_worth, weight)
     # Continuations: old meld m stays (partly) in place as one copy of candidate k.
     cont: dict[tuple[int, int], pywraplp.Variable] = {}

@@ -65,11 +65,6 @@ def test_a_tile_that_fits_two_places_moves_no_table_tile() -> None:
     assert suggestion.melds_untouched == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="moves one joker now, but value_placed charges the player for the table joker read "
-    "lower (o8 -> k6): 12 instead of 14",
-)
 def test_extending_a_run_below_moves_only_the_joker_it_must() -> None:
     # Best: o2 o3 o4 o5 o6 j stays in place (one joker kept), the other joker joins k4 k5.
     suggestion = solved(position("o4 o5 o6 j j", "k4 k5 o2 o3"))
@@ -77,11 +72,6 @@ def test_extending_a_run_below_moves_only_the_joker_it_must() -> None:
     assert suggestion.tiles_moved == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the tie-break is searched only among old melds near the rack's tiles; the joker of the "
-    "far run [r8 r9 r10 j] is never considered, so the solver breaks up k2..k9 (4 tiles moved)",
-)
 def test_a_far_meld_may_lend_its_joker_to_disturb_less() -> None:
     # Best: take the joker off r8 r9 r10 (still a run) for j b2 r2; k2..k9 stays untouched.
     suggestion = solved(position("r8 r9 r10 j | k2 k3 k4 k5 k6 k7 k8 k9", "b2 r2"))
@@ -90,11 +80,6 @@ def test_a_far_meld_may_lend_its_joker_to_disturb_less() -> None:
     assert suggestion.tiles_moved == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="no candidate keeps an old run whole when a real tile takes its joker's place and the "
-    "joker moves to the other end; the solver splits the run (2 tiles moved)",
-)
 def test_a_run_keeps_its_joker_when_a_real_tile_takes_its_place() -> None:
     # Best: r3 r4 r5 r6 r7 j, the joker now r8 (or r2); the old run stays together.
     suggestion = solved(position("r4 r5 r6 j", "r3 r7"))
@@ -157,21 +142,12 @@ def test_value_placed_is_the_worth_of_the_rack_tiles_played() -> None:
     assert suggestion.value_placed == 9
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="value_placed = numbers + min(13 x rack jokers, jokers' net gain): with no rack joker a table "
-    "joker read lower (k10 -> k3) is charged to the player, giving -4 for placing k1 k2",
-)
 def test_value_placed_is_not_charged_for_a_table_joker_read_lower() -> None:
     suggestion = solved(position("j k11 k12 k13", "k1 k2"))
     assert played(suggestion) == Counter(parse_tiles("k1 k2"))
     assert suggestion.value_placed == 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the value objective sees placing k1 k2 as -4 (joker k10 -> k3) and draws instead",
-)
 def test_value_objective_plays_when_the_only_move_moves_a_table_joker_lower() -> None:
     suggestion = solved(position("j k11 k12 k13", "k1 k2"), Objective.VALUE)
     assert suggestion.action is Action.PLAY
