@@ -15,9 +15,9 @@ from app import state  # noqa: E402
 from solver.i18n import LANGUAGES, tr  # noqa: E402
 from solver.rules import PRESETS  # noqa: E402
 
-st.set_page_config(page_title="Rummikub assistant", page_icon="🀄", layout="centered")
 state.keep_widget_state()
 lang = state.lang()
+st.set_page_config(page_title=tr("Rummikub assistant", lang), page_icon="🀄", layout="centered")
 
 with st.sidebar:
     st.selectbox(
