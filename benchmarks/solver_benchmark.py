@@ -52,6 +52,7 @@ class Cell:
     ref_tiles: list[int] = field(default_factory=list)
     ref_unrepresentable: int = 0
     fewer_than_ref: list[str] = field(default_factory=list)
+    more_than_ref: int = 0
     disagreements: int = 0
 
 
@@ -110,6 +111,8 @@ def run_cell(
             cell.disagreements += 1
         best_ref = max(placed)
         cell.ref_tiles.append(best_ref)
+        if ours is not None and ours > best_ref:
+            cell.more_than_ref += 1
         if ours is not None and ours < best_ref:
             cell.fewer_than_ref.append(
                 f"table={table} rack={rack} seed={seed}: ours {ours} < reference {best_ref}\n"
@@ -175,13 +178,14 @@ def report(cells: list[Cell], backends: list[str], seeds: int, skipped: list[tup
     lines += [
         "",
         "| table | rack | tiles placed: ours (mean) | reference (mean, best backend) | "
-        "ours < reference | reference cannot arrange the table | backends disagree | our failures | not proven optimal |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "ours < reference | ours > reference | reference cannot arrange the table | backends disagree | "
+        "our failures | not proven optimal |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for c in cells:
         mean = lambda xs: f"{statistics.mean(xs):.2f}" if xs else "-"  # noqa: E731
         lines.append(
-            f"| {c.table} | {c.rack} | {mean(c.ours_tiles)} | {mean(c.ref_tiles)} | {len(c.fewer_than_ref)} | "
+            f"| {c.table} | {c.rack} | {mean(c.ours_tiles)} | {mean(c.ref_tiles)} | {len(c.fewer_than_ref)} | {c.more_than_ref} | "
             f"{c.ref_unrepresentable} | {c.disagreements} | {c.ours_failures} | {c.ours_not_proven} |"
         )
     lines.append("")
