@@ -208,6 +208,33 @@ def report(cells: list[Cell], backends: list[str], seeds: int, skipped: list[tup
     return "\n".join(lines)
 
 
+#: Positions the reference is known to get wrong (issue 2), shown with both answers.
+WEAK_SPOTS = (
+    ("k5 b5 o5", "j"),
+    ("r4 r5 r6 j", "r7"),
+    ("k5 b5 o5 j | r1 r2 r3", "r4"),
+)
+
+
+def weak_spots(refs: dict[str, ReferenceSolver]) -> str:
+    from solver import parse_melds, parse_tiles
+
+    lines = [
+        "",
+        "Known weak spots of the reference (tiles placed):",
+        "",
+        "| table | rack | ours | " + " | ".join(refs) + " |",
+        "|---|---|---:|" + "---:|" * len(refs),
+    ]
+    for table, rack in WEAK_SPOTS:
+        position = Position(parse_melds(table), parse_tiles(rack))
+        ours = solve(position, Objective.TILES).tiles_placed
+        theirs = " | ".join(str(ref.solve(position).tiles_placed) for ref in refs.values())
+        shown = " ".join(f"[{format_tiles(m, short=True)}]" for m in position.table)
+        lines.append(f"| {shown} | {rack} | {ours} | {theirs} |")
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seeds", type=int, default=20, help="positions per cell (default 20)")
@@ -235,7 +262,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 continue
             cells.append(run_cell(table, rack, args.seeds, refs, args.time_limit))
             print(f"done table={table} rack={rack}", file=sys.stderr, flush=True)
-    text = report(cells, backends, args.seeds, skipped)
+    text = report(cells, backends, args.seeds, skipped) + "\n" + weak_spots(refs)
     fewer = [v for c in cells for v in c.fewer_than_ref]
     if fewer:
         text += "\n\n**!!! OUR SOLVER PLACED FEWER TILES THAN THE REFERENCE !!!**\n\n```\n" + "\n".join(fewer) + "\n```"
