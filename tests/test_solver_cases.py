@@ -57,7 +57,7 @@ def test_adding_a_tile_to_the_end_of_a_run_leaves_everything_else_alone() -> Non
 
 
 def test_a_tile_that_fits_two_places_moves_no_table_tile() -> None:
-    # r7 could also be played by breaking up the group; the tie-break must not do that.
+    # r7 ends the run or completes the group; either way the other meld stays as it is.
     pos = position("r4 r5 r6 | k7 b7 o7", "r7")
     suggestion = solved(pos)
     assert suggestion.tiles_placed == 1
