@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from ortools.linear_solver import pywraplp
 
-from .candidates import Catalogue, base_catalogue, build_catalogue, joker_value, usage_of
+from .candidates import MAX_BASE_RUN, Catalogue, base_catalogue, build_catalogue, joker_value, usage_of
 from .melds import Meld, MeldKind, run_meld
 from .rules import RuleSet
 from .state import Objective, Position
@@ -100,6 +100,32 @@ def _run_extensions(meld: Meld, rules: RuleSet) -> list[Meld]:
     return out
 
 
+def _run_pieces(meld: Meld, rules: RuleSet) -> list[Meld]:
+    """Pieces of a long old run (longer than the base catalogue's runs), each possibly grown
+    by one tile at either end: splitting ``b3..b13`` around an inserted ``b8`` needs
+    ``b3..b8`` and ``b8..b13``, which no run of 3-5 tiles can express.
+    """
+    if meld.kind is not MeldKind.RUN or len(meld) <= MAX_BASE_RUN + 1:
+        return []
+    first = meld.represented[0]
+    colour, start = first.colour, int(first.number or 0)
+    assert colour is not None
+    jokers = {start + i for i, j in enumerate(meld.joker_mask) if j}
+    out = []
+    for lo in range(start, start + len(meld)):
+        for hi in range(lo + MAX_BASE_RUN - 1, start + len(meld)):
+            if (lo, hi) == (start, start + len(meld) - 1):
+                continue
+            for grow_lo, grow_hi in ((lo, hi), (lo - 1, hi), (lo, hi + 1)):
+                if grow_hi - grow_lo + 1 <= MAX_BASE_RUN:
+                    continue  # already in the base catalogue
+                if grow_lo < 1 or grow_hi > MAX_NUMBER:
+                    continue
+                positions = [n - grow_lo for n in jokers if lo <= n <= hi]
+                out.append(run_meld(colour, grow_lo, grow_hi - grow_lo + 1, positions))
+    return out
+
+
 def value_placed(played: dict[int, int], joker_gain: int) -> int:
     """Worth of the rack tiles played: numbers, and each rack joker as the tile it stands for.
 
@@ -124,7 +150,9 @@ def _prepare(position: Position, old_melds: tuple[Meld, ...], free: tuple[int, .
     table = _counts(tuple(t for i in free for t in old_melds[i].tiles))
     available = table + rack
     extra = build_catalogue(
-        [old_melds[i] for i in free] + [e for i in free for e in _run_extensions(old_melds[i], rules)]
+        [old_melds[i] for i in free]
+        + [e for i in free for e in _run_extensions(old_melds[i], rules)]
+        + [p for i in free for p in _run_pieces(old_melds[i], rules)]
     )
     catalogue = build_catalogue(_feasible(base_catalogue(rules), available) + _feasible(extra, available))
     usage = np.stack([usage_of(old_melds[i]) for i in free]) if free else np.zeros((0, NUM_KINDS), np.int16)
@@ -195,6 +223,12 @@ def solve(
     return _assemble(position, objective, problem, outcome)
 
 
+def rules_min(problem: _Problem) -> int:
+    """Smallest meld size among the candidates (3 under every rulebook we know)."""
+    sizes = problem.catalogue.usage.sum(axis=1)
+    return int(sizes.min()) if len(sizes) else 3
+
+
 def _new_solver(backend: str, time_limit_s: float) -> pywraplp.Solver:
     solver = pywraplp.Solver.CreateSolver(backend)
     if solver is None:
@@ -214,7 +248,9 @@ def _copies_bound(usage: np.ndarray, available: np.ndarray) -> np.ndarray:
 
 
 def _run(solver: pywraplp.Solver) -> bool:
-    status = solver.Solve()
+    params = pywraplp.MPSolverParameters()
+    params.SetDoubleParam(pywraplp.MPSolverParameters.RELATIVE_MIP_GAP, 0.0)
+    status = solver.Solve(params)
     if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         raise SolverError(f"the MIP solver returned status {status}")
     return status == pywraplp.Solver.OPTIMAL
@@ -236,12 +272,24 @@ def _solve_rearrange(
         if int(i) in y:
             row.SetCoefficient(y[int(i)], -1.0)
     objective_fn = solver.Objective()
-    # Lexicographic weights: primary > melds kept > tiles staying > value (tile objective only).
+    # Lexicographic weights, most important first: primary (tiles or value placed), old melds
+    # kept, tiles staying, value (tile objective only), fewer melds. Each weight exceeds the
+    # whole range of everything below it; the MIP gap is zero so the order is exact.
+    n_tiles = int(available.sum())
     value_tiebreak = disruption and objective is Objective.TILES
-    w_stay = int(available.sum()) * MAX_NUMBER + 1 if value_tiebreak else 1
-    w_kept = w_stay * (NUM_KINDS * 2 + 1) if disruption else 0
-    w_primary = w_kept * (len(problem.free) + 1) if disruption else 1
-    weight = float(w_primary if objective is Objective.VALUE else int(value_tiebreak))
+    scale = 1
+    w_melds = scale if disruption else 0
+    scale *= n_tiles // rules_min(problem) + 1
+    w_value = scale if value_tiebreak else 0
+    scale *= (n_tiles * MAX_NUMBER + 1) * 2 if value_tiebreak else 1
+    w_stay = scale if disruption else 0
+    scale *= n_tiles + 1
+    w_kept = scale if disruption else 0
+    scale *= len(problem.free) + 1
+    w_primary = scale if disruption else 1
+    for var in x:
+        objective_fn.SetCoefficient(var, -float(w_melds))
+    weight = float(w_primary if objective is Objective.VALUE else w_value)
     for i, var in y.items():
         per_tile = w_primary if objective is Objective.TILES else 0
         number = Tile.from_index(i).number if i != JOKER_INDEX else 0
