@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from benchmarks.positions import deal_position, full_pool, restricted_pool, shuffled_bag
-from solver import Action, Objective, Position, solve
+from solver import PRESETS, Action, Objective, Position, solve
 from solver.rules import STANDARD
 from solver.tiles import Tile
 from tests.brute import brute_optimum
@@ -103,6 +103,19 @@ def test_initial_meld_matches_brute_force(seed: int, objective: Objective) -> No
         assert suggestion.value_placed == optimum.value
     if suggestion.action is Action.DRAW:
         assert optimum.tiles == 0
+
+
+@settings(PROPERTY_SETTINGS, max_examples=40)
+@given(seed=seeds, preset=st.sampled_from(sorted(PRESETS)), opened=st.booleans())
+def test_rule_variants_match_brute_force(seed: int, preset: str, opened: bool) -> None:
+    rules = PRESETS[preset]
+    rng = random.Random(seed)
+    pool = restricted_pool(rng, rules, lowest=1 if opened else 7)
+    rack_size = rng.randint(0, 5) if opened else rng.randint(3, 8)
+    position = deal_position(rng, rng.choice([0, 3, 6]), rack_size, rules, initial_meld_done=opened, pool=pool)
+    suggestion = solve(position, Objective.TILES)
+    assert_legal(position, suggestion)
+    assert suggestion.tiles_placed == brute_optimum(position).tiles
 
 
 def _whole_game(table: list[tuple[Tile, ...]], racks: list[list[Tile]], bag: list[Tile]) -> Counter[Tile]:
