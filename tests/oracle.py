@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 
 from solver.rules import RuleSet
 from solver.state import Position
-from solver.suggestion import RACK, Action, NewMeld, Suggestion
+from solver.suggestion import RACK, Action, NewMeld, StepKind, Suggestion
 from solver.tiles import JOKER, Colour, Tile
 
 COLOURS = tuple(Colour)
@@ -256,7 +256,23 @@ def _step_violations(position: Position, suggestion: Suggestion) -> list[str]:
         expected = Counter(zip(new.sources, _meld_tiles(new)))
         if parts != expected:
             problems.append(f"step for meld {k} lists other tiles than the meld's sources")
+        problems.extend(_step_kind_violations(position, new, steps[0], k))
     return problems
+
+
+def _step_kind_violations(position: Position, new: NewMeld, step, k: int) -> list[str]:
+    """The step's kind and old meld agree with where the meld's tiles come from."""
+    sources = set(new.sources)
+    if step.old != new.continues:
+        return [f"step for meld {k} names old meld {step.old}, the meld continues {new.continues}"]
+    if step.kind is StepKind.LAY_DOWN and sources != {RACK}:
+        return [f"step for meld {k} says lay down, but not every tile comes from the rack"]
+    if step.kind is StepKind.ADD:
+        kept = Counter(t for t, s in zip(_meld_tiles(new), new.sources) if s == new.continues)
+        whole = new.continues is not None and kept == Counter(position.table[new.continues])
+        if not whole or not sources <= {new.continues, RACK} or RACK not in sources:
+            return [f"step for meld {k} says add, but it is not a whole old meld plus rack tiles"]
+    return []
 
 
 def assert_legal(position: Position, suggestion: Suggestion) -> None:

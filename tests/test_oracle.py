@@ -8,7 +8,7 @@ import pytest
 
 from solver import Action, Objective, Position, parse_melds, parse_tiles, solve
 from solver.melds import Meld, MeldKind
-from solver.suggestion import RACK, NewMeld
+from solver.suggestion import RACK, NewMeld, StepKind
 from solver.tiles import JOKER
 from tests.brute import brute_optimum, least_disruption
 from tests.oracle import violations
@@ -103,3 +103,12 @@ def test_least_disruption_counts_kept_tiles() -> None:
     assert least_disruption(old, split, None) == (1, 6)
     scattered = [parse_tiles("r4 k7 b7"), parse_tiles("r5 r6 r7")]
     assert least_disruption((parse_tiles("r4 r5 r6"),), scattered, None) == (0, 2)
+
+
+def test_a_step_of_the_wrong_kind_is_caught(case) -> None:
+    position, suggestion = case
+    (step,) = suggestion.steps
+    for kind in (StepKind.LAY_DOWN, StepKind.ADD):
+        wrong = replace(step, kind=kind, old=None) if kind is StepKind.ADD else replace(step, kind=kind)
+        problems = violations(position, replace(suggestion, steps=(wrong,)))
+        assert any("step for meld" in p for p in problems), kind
