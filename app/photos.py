@@ -34,9 +34,10 @@ class PhotoReading:
     tile_count: int
 
 
-#: Reading problems the play page already shows in its own words (invalid melds, doubtful
-#: tiles); the others (e.g. copy limits) are passed on as the reader words them.
-SHOWN_BY_THE_APP = ("invalid-meld", "uncertain-tile")
+#: Reading problems the pages already report in their own words (invalid melds and copy
+#: limits from the table check, doubtful tiles as highlighted chips); any other kind is
+#: passed on as the reader words it.
+SHOWN_BY_THE_APP = ("invalid-meld", "uncertain-tile", "copy-limit")
 
 log = logging.getLogger(__name__)
 

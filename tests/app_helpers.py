@@ -26,3 +26,8 @@ def texts(elements) -> list[str]:
 
 def all_markdown(at: AppTest) -> str:
     return "\n".join(m.value for m in at.markdown)
+
+
+def error_lines(at: AppTest) -> list[str]:
+    """Every line of every error box, without list bullets."""
+    return [line.removeprefix("- ") for e in at.error for line in e.value.splitlines() if line.strip()]

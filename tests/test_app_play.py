@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,7 +11,7 @@ import pytest
 from PIL import Image
 
 from solver.tiles import Tile, parse_tile
-from tests.app_helpers import all_markdown, start_app, texts
+from tests.app_helpers import all_markdown, error_lines, start_app, texts
 
 
 @pytest.fixture(autouse=True)
@@ -75,9 +76,10 @@ def test_first_turn_below_the_threshold_draws():
 
 def test_invalid_table_is_reported_meld_by_meld_and_not_solved():
     at = type_position(start_app(), "r4 r5 r6 | k5 b5 | r1 k2 o3", "r7")
-    errors = texts(at.error)
-    assert errors[0] == "Meld 2 is not valid: a meld needs at least 3 tiles"
-    assert errors[1] == "Meld 3 is not valid: neither a run (one colour) nor a group (one number)"
+    assert error_lines(at) == [
+        "Meld 2 is not valid: a meld needs at least 3 tiles",
+        "Meld 3 is not valid: neither a run (one colour) nor a group (one number)",
+    ]
     solve(at)
     assert "Fix the table first: every meld on it must be valid before a move can be found." in texts(at.error)
     assert texts(at.success) == []
@@ -199,16 +201,24 @@ def test_a_synthetic_photo_is_read_shown_fixed_and_solved():
     assert len(at.image) == 1, "the annotated photo is shown"
     html = all_markdown(at)
     assert html.count('class="rk-tile') >= 3  # the reading as tiles (plus the rack)
-    # The player fixes the reading: every tile of a meld the rules reject is taken off.
-    for _ in range(60):
-        bad = [e for e in texts(at.error) if e.startswith("Meld ") and " is not valid" in e]
-        if not bad:
+    # The player fixes the reading: tiles of melds the rules reject, and extra copies, come off.
+    for _ in range(200):
+        errors = error_lines(at)
+        bad = [e for e in errors if e.startswith("Meld ") and " is not valid" in e]
+        extra = [e for e in errors if e.startswith("More copies than the game has: ")]
+        if bad:
+            place = (int(bad[0].split()[1]) - 1, 0)
+        elif extra:
+            label = extra[0].removeprefix("More copies than the game has: ").split(", ")[0]
+            found = [re.fullmatch(r"Meld (\d+) · (\d+): (.*?)( ⚠)?", text) for text in at.selectbox(key="play_edit_place").options]
+            meld, index = next((int(m[1]), int(m[2])) for m in found if m and m[3] == label)
+            place = (meld - 1, index - 1)
+        else:
             break
-        meld = int(bad[0].split()[1]) - 1
-        at.selectbox(key="play_edit_place").set_value((meld, 0)).run()
+        at.selectbox(key="play_edit_place").set_value(place).run()
         at.button(key="play_edit_remove").click().run()
         assert not at.exception, at.exception
-    assert not any(" is not valid" in e for e in texts(at.error))
+    assert not any(" is not valid" in e or e.startswith("More copies") for e in error_lines(at)), error_lines(at)
     solve(at)
     assert texts(at.success) or "No legal move: draw a tile." in texts(at.warning)
 
@@ -265,13 +275,12 @@ def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypat
     at.button(key="play_read").click().run()
     assert not at.exception, at.exception
     assert len(at.image) == 2  # both annotated photos
-    assert "Used the table photo; the typed table was ignored." in texts(at.warning)
-    assert "one tile was hard to read" in texts(at.warning)
+    assert texts(at.warning) == ["- Used the table photo; the typed table was ignored.\n- one tile was hard to read"]
     html = all_markdown(at)
     assert 'class="rk-tile rk-black rk-uncertain" title="black 6 — unsure; maybe: red 6, black 9"' in html
     assert 'class="rk-tile rk-orange rk-corrected"' in html
     assert "Meld 1 · 3: black 6 ⚠ — unsure; maybe: red 6, black 9" in html  # the list of doubts
-    assert texts(at.error) == ["Meld 1 is not valid: neither a run (one colour) nor a group (one number)"]
+    assert error_lines(at) == ["Meld 1 is not valid: neither a run (one colour) nor a group (one number)"]
     place = at.selectbox(key="play_edit_place")
     assert place.value == (0, 2)  # the editor opens on the doubtful tile
     picker = at.selectbox(key="play_edit_new_tile_0_2")

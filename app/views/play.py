@@ -150,8 +150,9 @@ if photos:
     for col, (kind, png) in zip(cols, photos.items()):
         caption = tr("Table as read", lang) if kind == "table" else tr("Rack as read", lang)
         col.image(png, caption=caption, width="stretch")
-for note in state.get(NOTES, ()):
-    st.warning(note)
+notes = state.get(NOTES, ())
+if notes:
+    st.warning("\n".join(f"- {note}" for note in notes))
 
 check = solver.check_table(layout.table_tiles, rules)
 rows = []
@@ -166,14 +167,21 @@ ui.legend(lang, [k for k in ("uncertain", "corrected", "edited") if any(getattr(
 
 doubts = [p for p in layout.places() if layout.chip(p).uncertain or layout.chip(p).corrected]
 if doubts:
-    st.markdown("\n".join(f"- {ui.place_label(layout, p, lang)} — {ui.chip_note(layout.chip(p), lang)}" for p in doubts))
+    with st.expander(tr("Tiles to check ({n})", lang, n=len(doubts)), expanded=len(doubts) <= 6):
+        st.markdown("\n".join(f"- {ui.place_label(layout, p, lang)} — {ui.chip_note(layout.chip(p), lang)}" for p in doubts))
 
 table_ok = check.valid
-for m in check.invalid:
-    reasons = "; ".join(ui.problem_text(p, lang) for p in check.melds[m].problems)
-    st.error(tr("Meld {n} is not valid: {reasons}", lang, n=m + 1, reasons=reasons))
+table_problems = [
+    tr("Meld {n} is not valid: {reasons}", lang, n=m + 1,
+       reasons="; ".join(ui.problem_text(p, lang) for p in check.melds[m].problems))
+    for m in check.invalid
+]
 if check.over_limit:
-    st.error(tr("More copies than the game has: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in check.over_limit)))
+    table_problems.append(
+        tr("More copies than the game has: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in check.over_limit))
+    )
+if table_problems:
+    st.error("\n".join(f"- {line}" for line in table_problems))
 
 
 def set_layout(new: Layout) -> None:
