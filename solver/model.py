@@ -131,12 +131,11 @@ def value_placed(played: dict[int, int], joker_gain: int) -> int:
 
     ``played`` maps tile index to count; ``joker_gain`` is how many points the jokers on the
     table stand for after the move minus before it. Only up to 13 points per rack joker played
-    count, so re-reading a table joker (r4 -> k9, or k10 -> k3) is not value placed when no
-    rack joker is played.
+    count, never less than nothing, so re-reading a table joker (r4 -> k9, or k10 -> k3) is
+    neither credited to nor charged against the player.
     """
     real = sum(Tile.from_index(i).number * n for i, n in played.items() if i != JOKER_INDEX)
-    jokers = played.get(JOKER_INDEX, 0)
-    return real + (min(MAX_NUMBER * jokers, joker_gain) if jokers else 0)
+    return real + min(MAX_NUMBER * played.get(JOKER_INDEX, 0), max(joker_gain, 0))
 
 
 def _feasible(melds: Catalogue, available: np.ndarray) -> list[Meld]:
@@ -297,24 +296,24 @@ def _solve_rearrange(
     if weight:
         # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
         # at most 13 per rack joker played (a table joker's new value alone is not "placed").
-        # With no rack joker played, the jokers count nothing (whatever the table's are re-read as).
-        table_jokers = int(problem.table_counts[JOKER_INDEX])
-        joker_worth = solver.NumVar(-float(MAX_NUMBER * table_jokers), solver.infinity(), "z")
-        by_rack = solver.Constraint(-solver.infinity(), 0.0)
+        # z = min(13 x rack jokers played, max(0, jokers' net gain)); binary v picks the branch
+        # of the max. With no rack joker played the jokers count nothing.
+        big = float(MAX_NUMBER * (int(problem.table_counts[JOKER_INDEX]) + int(problem.rack_counts[JOKER_INDEX])) + 1)
+        joker_worth = solver.NumVar(0.0, solver.infinity(), "z")
+        gain_branch = solver.BoolVar("v")
+        by_rack = solver.Constraint(-solver.infinity(), 0.0)  # z <= 13 * y_joker
         by_rack.SetCoefficient(joker_worth, 1.0)
-        old_jokers = sum(joker_value(problem.old_melds[i]) for i in problem.free)
-        by_table = solver.Constraint(-solver.infinity(), -float(old_jokers) + MAX_NUMBER * table_jokers)
-        by_table.SetCoefficient(joker_worth, 1.0)
-        for k in np.nonzero(cat.joker_values)[0]:
-            by_table.SetCoefficient(x[k], -float(cat.joker_values[k]))
         if JOKER_INDEX in y:
-            plays_joker = solver.BoolVar("u")
-            link = solver.Constraint(-solver.infinity(), 0.0)  # y_joker <= rack jokers * u
-            link.SetCoefficient(y[JOKER_INDEX], 1.0)
-            link.SetCoefficient(plays_joker, -float(problem.rack_counts[JOKER_INDEX]))
             by_rack.SetCoefficient(y[JOKER_INDEX], -float(MAX_NUMBER))
-            by_table.SetCoefficient(plays_joker, float(MAX_NUMBER * table_jokers))
-            # with u = 0 both constraints force z <= 0; with u = 1, z <= min(13 y, gain)
+        old_jokers = sum(joker_value(problem.old_melds[i]) for i in problem.free)
+        by_gain = solver.Constraint(-solver.infinity(), big - float(old_jokers))  # z <= gain + big (1 - v)
+        by_gain.SetCoefficient(joker_worth, 1.0)
+        by_gain.SetCoefficient(gain_branch, big)
+        for k in np.nonzero(cat.joker_values)[0]:
+            by_gain.SetCoefficient(x[k], -float(cat.joker_values[k]))
+        by_zero = solver.Constraint(-solver.infinity(), 0.0)  # z <= big * v
+        by_zero.SetCoefficient(joker_worth, 1.0)
+        by_zero.SetCoefficient(gain_branch, -big)
         objective_fn.SetCoefficient(joker_worth, weight)
     # Continuations: old meld m stays (partly) in place as one copy of candidate k.
     cont: dict[tuple[int, int], pywraplp.Variable] = {}
