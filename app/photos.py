@@ -50,6 +50,9 @@ def _load_models() -> bool:
 
     load_detector()
     load_reader()
+    import vision
+
+    vision.read(np.full((320, 320, 3), 128, np.uint8))  # first inference pays one-off set-up costs
     return True
 
 
