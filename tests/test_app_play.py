@@ -210,7 +210,8 @@ def test_a_synthetic_photo_is_read_shown_fixed_and_solved():
             place = (int(bad[0].split()[1]) - 1, 0)
         elif extra:
             label = extra[0].removeprefix("More copies than the game has: ").split(", ")[0]
-            found = [re.fullmatch(r"Meld (\d+) · (\d+): (.*?)( ⚠)?", text) for text in at.selectbox(key="play_edit_place").options]
+            options = at.selectbox(key="play_edit_place").options
+            found = [re.fullmatch(r"Meld (\d+) · (\d+): (.*?)( ⚠)?", text) for text in options]
             meld, index = next((int(m[1]), int(m[2])) for m in found if m and m[3] == label)
             place = (meld - 1, index - 1)
         else:

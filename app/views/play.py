@@ -158,7 +158,8 @@ check = solver.check_table(layout.table_tiles, rules)
 rows = []
 for m, chips in enumerate(layout.melds):
     meld_check = check.melds[m]
-    rows.append(ui.row_html(tr("Meld {n}", lang, n=m + 1), [ui.reading_chip_html(c, lang) for c in chips], bad=not meld_check.valid))
+    chips_html = [ui.reading_chip_html(c, lang) for c in chips]
+    rows.append(ui.row_html(tr("Meld {n}", lang, n=m + 1), chips_html, bad=not meld_check.valid))
 if not layout.melds:
     rows.append(ui.row_html(tr("Table", lang), []) + f'<p class="rk-label">{tr("empty", lang)}</p>')
 rows.append(ui.row_html(tr("Rack", lang), [ui.reading_chip_html(c, lang) for c in layout.rack]))
@@ -244,7 +245,10 @@ st.subheader(tr("Your move", lang))
 if suggestion.action is Action.DRAW:
     st.warning(tr("No legal move: draw a tile.", lang))
     if not initial_done:
-        st.caption(tr("Your initial meld must be worth at least {points} points from your rack alone.", lang, points=rules.initial_meld_threshold))
+        st.caption(tr(
+            "Your initial meld must be worth at least {points} points from your rack alone.", lang,
+            points=rules.initial_meld_threshold,
+        ))
     st.stop()
 
 st.success(

@@ -12,7 +12,7 @@ from app import state
 from app.codec import describe_outcome, score_sheet_csv
 from app.photos import PhotoError, read_photo
 from app.storage import Game, NotFoundError, SavedRound, StorageError
-from solver.i18n import tile_label, tr
+from solver.i18n import tr
 from solver.scoring import PlayerRack, PoolExhausted, RoundResult, ScoringError, WentOut, score_round
 from solver.tiles import NotationError, format_tiles, parse_tiles
 
