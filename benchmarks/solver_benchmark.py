@@ -13,7 +13,6 @@ backend, and every position where we place fewer tiles than the reference (a bug
 from __future__ import annotations
 
 import argparse
-import inspect
 import math
 import os
 import platform
@@ -74,9 +73,7 @@ def ms(seconds: float) -> str:
 
 
 def timed_solve(position: Position, time_limit_s: float | None):
-    kwargs = {}
-    if time_limit_s is not None and "time_limit_s" in inspect.signature(solve).parameters:
-        kwargs["time_limit_s"] = time_limit_s
+    kwargs = {} if time_limit_s is None else {"time_limit_s": time_limit_s}
     start = time.perf_counter()
     suggestion = solve(position, Objective.TILES, **kwargs)
     return time.perf_counter() - start, suggestion
