@@ -11,7 +11,9 @@ Commands::
 
     rummikub solve --table "r4 r5 r6 | k5 b5 o5" --rack "r7 j k13" [--first-turn]
                    [--objective tiles|value] [--json] [--lang en] [rule options]
+    rummikub solve --table-photo T.jpg --rack-photo R.jpg ...   (a photo instead of --table / --rack)
     rummikub check --table "r4 r5 r6 | k5 j" [--json] [--lang en] [rule options]
+    rummikub read PHOTO [--kind table|rack] [--annotated OUT.jpg] [--json] [--lang en] [rule options]
     rummikub score --players Ann Bob Cid (--out Ann | --pool-exhausted)
                    --rack Bob="r5 k3" --rack Cid="j" [--json] [--lang en] [rule options]
                    [--joker-penalty N] [--pool-scoring VARIANT]
@@ -36,6 +38,17 @@ JSON schema (stable; tiles always in canonical notation, ``"red-7"``, ``"joker"`
      "tiles_placed": int, "value_placed": int,
      "melds_untouched": int, "tiles_moved": int,
      "optimal": bool}                        # false if the solver stopped at its time limit
+
+With a photo, ``solve`` adds ``"readings": {"table"|"rack": <read JSON>}``.
+
+``read`` (see :meth:`vision.reading.Reading.to_json`)::
+
+    {"kind": "table" | "rack", "image_size": [w, h],
+     "tiles": [{"tile": tile, "box": [x1, y1, x2, y2], "confidence": float,
+                "alternatives": [[tile, float], ...], "corrected": bool, "uncertain": bool}],
+     "melds": [[tile, ...], ...], "meld_tiles": [[int, ...], ...],
+     "problems": [{"kind": "invalid-meld" | "copy-limit" | "uncertain-tile", "tiles": [int, ...],
+                   "read": [tile, ...], "message": text, ...}]}
 
 ``check``::
 
@@ -109,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solve(commands, common)
     _add_check(commands, common)
     _add_score(commands, common)
+    _add_read(commands, common)
     return parser
 
 
@@ -139,7 +153,8 @@ def _add_solve(commands: argparse._SubParsersAction, common: argparse.ArgumentPa
         description=tr("Suggest the best legal move for a rack and a table."),
     )
     cmd.add_argument("--table", default="", help=tr('the table\'s melds, e.g. "r4 r5 r6 | k5 b5 o5"'))
-    cmd.add_argument("--rack", required=True, help=tr('your rack, e.g. "r7 j k13"'))
+    cmd.add_argument("--rack", help=tr('your rack, e.g. "r7 j k13"'))
+    _add_photo_options(cmd)
     cmd.add_argument("--first-turn", action="store_true", help=tr("you have not made the initial meld yet"))
     cmd.add_argument(
         "--objective", choices=[o.value for o in Objective], default=Objective.TILES.value,
@@ -285,16 +300,14 @@ def _label_list(tiles: Sequence[Tile], lang: str) -> str:
 
 
 def _run_solve(args: argparse.Namespace) -> int:
-    position = Position(
-        table=parse_melds(args.table),
-        rack=parse_tiles(args.rack),
-        initial_meld_done=not args.first_turn,
-        rules=rules_from(args),
-    )
+    position, readings = _photo_position(args, rules_from(args))
     suggestion = solve(position, Objective(args.objective))
     steps = describe_steps(suggestion, args.lang)
     if args.json:
-        _emit_json(solve_json(suggestion, steps))
+        data = solve_json(suggestion, steps)
+        if readings:
+            data["readings"] = {name: r.to_json(args.lang) for name, r in readings.items()}
+        _emit_json(data)
     else:
         _emit(solve_text(suggestion, steps, args.lang))
     return EXIT_OK
@@ -538,6 +551,117 @@ def _pool_text(variant: PoolOutScoring, lang: str) -> str:
         PoolOutScoring.LOWEST_TOTAL_OWN_RACK: tr("lowest total wins, the others pay their rack", lang),
     }
     return texts[variant]
+
+
+# --- photos: read, and solve --table-photo/--rack-photo -------------------------------------
+
+
+def _add_read(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    cmd = commands.add_parser(
+        "read", parents=[common], help=tr("read the tiles in a photo"),
+        description=tr("Read every tile in a photo of the table or of a rack; doubtful tiles are flagged."),
+    )
+    cmd.add_argument("photo", metavar="PHOTO", help=tr("the photo (JPEG, PNG, HEIC, ...)"))
+    cmd.add_argument(
+        "--kind", choices=("table", "rack"), default="table", help=tr("what the photo shows (default: table)")
+    )
+    cmd.add_argument("--annotated", metavar="OUT.jpg", help=tr("also write the photo with each tile's box and name"))
+    _add_rule_options(cmd)
+    cmd.set_defaults(handler=_run_read)
+
+
+def _add_photo_options(cmd: argparse.ArgumentParser) -> None:
+    """``solve`` takes the table and the rack from photos too (each instead of its text option)."""
+    cmd.add_argument("--table-photo", metavar="PHOTO", help=tr("read the table from a photo instead of --table"))
+    cmd.add_argument("--rack-photo", metavar="PHOTO", help=tr("read your rack from a photo instead of --rack"))
+
+
+def _load_photo(path: str, lang: str):
+    from vision.images import ImageError, load_image
+
+    try:
+        return load_image(path)
+    except ImageError as err:
+        raise CliInputError(tr("cannot read the photo {path}: {reason}", lang, path=path, reason=str(err))) from err
+
+
+def _read_photo(image, path: str, kind: str, rules: RuleSet, lang: str):
+    """The reading of one photo; missing models become one clear message."""
+    import vision
+    from vision.detector import DetectorNotFoundError
+    from vision.reader import ReaderNotFoundError
+
+    try:
+        return vision.read(image, kind=kind, rules=rules)
+    except (DetectorNotFoundError, ReaderNotFoundError) as err:
+        raise CliInputError(tr("photo reading is not available: {reason}", lang, reason=str(err))) from err
+
+
+def _reading_text(reading, lang: str) -> str:
+    """Melds (table) or tiles (rack) in words; ``?`` marks a tile to check, ``*`` one the rules corrected."""
+
+    def label(i: int) -> str:
+        read = reading.tiles[i]
+        return tile_label(read.tile, lang) + ("?" if read.uncertain else "*" if read.corrected else "")
+
+    if reading.melds:
+        lines = [tr("{count} tile(s) in {melds} meld(s):", lang, count=len(reading.tiles), melds=len(reading.melds))]
+        lines += [f"  {n}. [" + ", ".join(label(i) for i in meld) + "]" for n, meld in enumerate(reading.melds, 1)]
+    else:
+        lines = [tr("{count} tile(s):", lang, count=len(reading.tiles)), "  " + ", ".join(label(i) for i in range(len(reading.tiles)))]
+    lines += ["  - " + message for message in reading.messages(lang)]
+    return "\n".join(lines)
+
+
+def _run_read(args: argparse.Namespace) -> int:
+    image = _load_photo(args.photo, args.lang)
+    reading = _read_photo(image, args.photo, args.kind, rules_from(args), args.lang)
+    if not reading.tiles:
+        raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.photo))
+    if args.annotated:
+        import cv2
+        from vision import annotate
+
+        try:
+            written = cv2.imwrite(args.annotated, annotate(image, reading))
+        except cv2.error:
+            written = False
+        if not written:
+            raise CliInputError(tr("cannot write the annotated photo to {path}", args.lang, path=args.annotated))
+    if args.json:
+        _emit_json(reading.to_json(args.lang))
+    else:
+        _emit(_reading_text(reading, args.lang))
+    return EXIT_OK
+
+
+def _photo_position(args: argparse.Namespace, rules: RuleSet) -> tuple[Position, dict[str, object]]:
+    """The position from ``--table``/``--table-photo`` and ``--rack``/``--rack-photo``, and the readings."""
+    if args.table_photo and args.table:
+        raise CliInputError(tr("give the table as --table or --table-photo, not both", args.lang))
+    if args.rack_photo and args.rack is not None:
+        raise CliInputError(tr("give your rack as --rack or --rack-photo, not both", args.lang))
+    if not args.rack_photo and args.rack is None:
+        raise CliInputError(tr("the following arguments are required: --rack (or --rack-photo)", args.lang))
+    readings: dict[str, object] = {}
+    table = parse_melds(args.table)
+    if args.table_photo:
+        reading = _read_photo(_load_photo(args.table_photo, args.lang), args.table_photo, "table", rules, args.lang)
+        readings["table"] = reading
+        table = reading.table_melds()
+    if args.rack_photo:
+        reading = _read_photo(_load_photo(args.rack_photo, args.lang), args.rack_photo, "rack", rules, args.lang)
+        if not reading.tiles:
+            raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.rack_photo))
+        readings["rack"] = reading
+        rack = reading.rack()
+    else:
+        rack = parse_tiles(args.rack)
+    for name, reading in readings.items():
+        for message in reading.messages(args.lang):  # type: ignore[attr-defined]
+            print(tr("{photo} photo: {message}", args.lang, photo=tr(name, args.lang), message=message), file=sys.stderr)
+    position = Position(table=table, rack=rack, initial_meld_done=not args.first_turn, rules=rules)
+    return position, readings
 
 
 if __name__ == "__main__":

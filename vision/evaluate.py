@@ -74,6 +74,12 @@ def _confusions(pairs: Counter) -> list[dict]:
     ]
 
 
+def _swapped_6_9(true: int, read: int) -> bool:
+    """A 6 read as the 9 of the same colour, or the other way round."""
+    t, r = Tile.from_index(true), Tile.from_index(read)
+    return t.colour == r.colour and {t.number, r.number} == {6, 9}
+
+
 def _gt_detections(photo: LabelledPhoto) -> Detections:
     boxes = np.array([t.box for t in photo.tiles], np.float32).reshape(-1, 4)
     return Detections(boxes, np.ones(len(boxes), np.float32))
@@ -89,6 +95,7 @@ def evaluate_classifier(photos: Sequence[LabelledPhoto], reader) -> dict:
     confusion: Counter = Counter()
     decoded_confusion: Counter = Counter()
     turned_correct = Counter()
+    six_nine = Counter()
     melds_true = melds_plain = melds_decoded = 0
     flags = Counter()
     for photo in photos:
@@ -125,6 +132,15 @@ def evaluate_classifier(photos: Sequence[LabelledPhoto], reader) -> dict:
             crops = np.stack([_rotated_view(image, t.polygon, turn, 0.0, np.random.default_rng(0), reader.imgsz) for t in photo.tiles])
             turned = np.argmax(classify(crops, reader), axis=1)
             turned_correct[turn] += int(sum(int(a == b) for a, b in zip(turned, truth)))
+            for t, r in zip(truth, turned):
+                if Tile.from_index(t).number in (6, 9):
+                    six_nine[f"turned_{turn}"] += int(r == t)
+                    six_nine["turned_6_9_swapped"] += int(_swapped_6_9(t, int(r)))
+        for t, r in zip(truth, plain.labels):
+            if Tile.from_index(t).number in (6, 9):
+                six_nine["tiles"] += 1
+                six_nine["upright"] += int(r == t)
+                six_nine["upright_6_9_swapped"] += int(_swapped_6_9(t, r))
     n = max(stats["tiles"], 1)
     return {
         "tiles": stats["tiles"],
@@ -136,6 +152,15 @@ def evaluate_classifier(photos: Sequence[LabelledPhoto], reader) -> dict:
         "melds_exact": melds_plain / max(melds_true, 1),
         "melds_exact_decoded": melds_decoded / max(melds_true, 1),
         "decoding": dict(flags),
+        "six_nine": {
+            "tiles": six_nine["tiles"],
+            **{
+                f"accuracy_{k}": six_nine[k] / max(six_nine["tiles"], 1)
+                for k in ("upright", "turned_90", "turned_180", "turned_270")
+            },
+            "swapped_upright": six_nine["upright_6_9_swapped"],
+            "swapped_turned": six_nine["turned_6_9_swapped"],
+        },
         "per_class_accuracy": {
             Tile.from_index(i).name: (round(c / t, 4) if t else None) for i, (c, t) in enumerate(per_class)
         },
@@ -234,6 +259,7 @@ def _summary(report: dict) -> str:
         f"  with rule-aware decoding {c['accuracy_decoded']:.4f}",
         f"  melds read exactly ({c['melds']} of 3+ tiles): {c['melds_exact']:.4f} -> decoded {c['melds_exact_decoded']:.4f}",
         f"  decoding: {c['decoding']}",
+        f"  6s and 9s: {c['six_nine']}",
         "  top confusions (true -> read): "
         + ", ".join(f"{x['true']}->{x['read']} x{x['count']}" for x in c["confusions"][:10]),
     ]

@@ -299,32 +299,47 @@ def build_dataset(config: dict, real_root: Path, out: Path) -> dict:
 # --- training --------------------------------------------------------------------------------
 
 
-def train(config: dict, dataset: Path, project: Path, epochs: int | None = None) -> Path:
-    """Train the classifier on ``dataset``; return the best checkpoint's path."""
+def _train_stage(start: str | Path, settings: dict, dataset: Path, project: Path, name: str, seed: int) -> Path:
+    """One ultralytics training run from ``start`` (a model yaml or weights); its best checkpoint."""
     from vision import yolo_env  # before ultralytics: offline, no auto-install
 
     from ultralytics import YOLO
 
     yolo_env.configure_threads()
-    settings = dict(config["train"])
-    model = YOLO(settings.pop("model"), task="classify")
-    if epochs is not None:
-        settings["epochs"] = epochs
+    model = YOLO(str(start), task="classify")
     model.train(
         data=str(dataset),
         project=str(project),
-        name="reader",
+        name=name,
         exist_ok=True,
-        seed=int(config["seed"]),
+        seed=seed,
         deterministic=True,
         plots=False,
         device="cpu",
         verbose=True,
         **settings,
     )
-    best = project / "reader" / "weights" / "best.pt"
+    best = project / name / "weights" / "best.pt"
     if not best.is_file():
         raise RuntimeError(f"training finished without {best}")
+    return best
+
+
+def train(config: dict, dataset: Path, project: Path, epochs: int | None = None, start_from: Path | None = None) -> Path:
+    """Train the classifier on ``dataset``; return the best checkpoint's path.
+
+    Stage 1 trains from the model yaml (``train``); stage 2, when the config has ``finetune``,
+    continues from stage 1's best checkpoint with those settings (a lower learning rate).
+    ``start_from`` skips stage 1 and fine-tunes the given weights.
+    """
+    seed = int(config["seed"])
+    settings = dict(config["train"])
+    start = settings.pop("model")
+    if epochs is not None:
+        settings["epochs"] = epochs
+    best = start_from or _train_stage(start, settings, dataset, project, "reader", seed)
+    if config.get("finetune"):
+        best = _train_stage(best, {**settings, **config["finetune"]}, dataset, project, "reader-finetune", seed)
     return best
 
 
@@ -339,7 +354,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--real", type=Path, help="real dataset root (default: from the config)")
     parser.add_argument("--out", type=Path, help="crop dataset folder (default: from the config)")
     parser.add_argument("--project", type=Path, default=REPO_ROOT / "runs" / "reader", help="training runs folder")
-    parser.add_argument("--epochs", type=int, help="override the config's epochs")
+    parser.add_argument("--epochs", type=int, help="override the config's epochs (stage 1)")
+    parser.add_argument("--from", dest="start_from", type=Path, help="skip stage 1: fine-tune these weights")
     parser.add_argument("--build-only", action="store_true", help="write the crop dataset and stop")
     parser.add_argument("--no-build", action="store_true", help="reuse the crop dataset already written")
     parser.add_argument("--no-ship", action="store_true", help="leave models/reader.pt alone")
@@ -354,7 +370,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"training crops, {counts['val']} held-out crops")
     if args.build_only:
         return 0
-    best = train(config, out, args.project, args.epochs)
+    best = train(config, out, args.project, args.epochs, args.start_from)
     if not args.no_ship:
         SHIPPED_WEIGHTS.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(best, SHIPPED_WEIGHTS)

@@ -1,0 +1,263 @@
+"""Photo -> Reading: annotation, input errors, and synthetic photos read end to end by the shipped models."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from solver.tiles import parse_tile
+from vision.images import ImageError
+from vision.pipeline import annotate, read, tile_colour
+from vision.reading import Reading, ReadingKind, ReadTile
+
+# --- without models --------------------------------------------------------------------------
+
+
+def _reading() -> Reading:
+    return Reading(
+        (
+            ReadTile(parse_tile("red-7"), (10, 10, 50, 70), 0.99),
+            ReadTile(parse_tile("red-8"), (60, 10, 100, 70), 0.95, corrected=True),
+            ReadTile(parse_tile("blue-6"), (110, 10, 150, 70), 0.4, uncertain=True),
+        ),
+        ((0, 1, 2),),
+        kind=ReadingKind.TABLE,
+    )
+
+
+def test_annotate_draws_each_box_in_its_confidence_colour():
+    image = np.full((100, 200, 3), 128, np.uint8)
+    reading = _reading()
+    out = annotate(image, reading)
+    assert out.shape == image.shape and out.dtype == np.uint8
+    assert (image == 128).all(), "the input photo is not drawn on"
+    for tile in reading.tiles:
+        x1, y1, x2, y2 = (int(v) for v in tile.box)
+        assert tuple(out[y2, (x1 + x2) // 2]) == tile_colour(tile)  # bottom edge of the box
+    colours = {tile_colour(t) for t in reading.tiles}
+    assert len(colours) == 3
+
+
+def test_read_refuses_unknown_kinds_and_bad_arrays():
+    with pytest.raises(ValueError):
+        read(np.zeros((10, 10, 3), np.uint8), kind="floor")
+    with pytest.raises(ValueError):
+        read(np.zeros((10, 10), np.uint8))
+
+
+@pytest.mark.parametrize("data", [b"", b"not an image at all", b"\x89PNG\r\n\x1a\n" + b"\x00" * 20])
+def test_read_refuses_what_is_not_a_photo(data):
+    with pytest.raises(ImageError):
+        read(data)
+
+
+# --- with the shipped models -------------------------------------------------------------------
+
+
+def _models_missing() -> str | None:
+    from vision.detector import DEFAULT_WEIGHTS as DETECTOR
+    from vision.reader import DEFAULT_WEIGHTS as READER
+
+    for name, path in (("detector", DETECTOR), ("reader", READER)):
+        if not path.is_file():
+            return f"the {name} weights are not shipped ({path}); train them with python -m vision.train {name}"
+    return None
+
+
+needs_models = pytest.mark.skipif(_models_missing() is not None, reason=str(_models_missing()))
+
+#: Tile F1 the shipped models reach at least on the synthetic photos below (measured: see models/reader.md).
+SYNTHETIC_F1 = 0.8
+
+
+def _f1(read_tiles, true_tiles) -> float:
+    read_counts, true_counts = Counter(read_tiles), Counter(true_tiles)
+    tp = sum((read_counts & true_counts).values())
+    if not read_tiles or not true_tiles:
+        return float(read_tiles == true_tiles)
+    precision, recall = tp / len(read_tiles), tp / len(true_tiles)
+    return 2 * precision * recall / (precision + recall) if tp else 0.0
+
+
+@needs_models
+@pytest.mark.parametrize("kind, seeds", [("table", (11, 12, 13)), ("rack", (21, 22))])
+def test_synthetic_photos_are_read(kind, seeds):
+    from datasets.synth.scenes import compose_scene
+
+    scores = []
+    for seed in seeds:
+        scene = compose_scene(np.random.default_rng(seed), width=1280, height=960, kind=kind)
+        reading = read(scene.image, kind=kind)
+        assert reading.kind is ReadingKind(kind)
+        assert reading.image_size == (1280, 960)
+        for tile in reading.tiles:
+            x1, y1, x2, y2 = tile.box
+            assert 0 <= x1 < x2 <= 1280 and 0 <= y1 < y2 <= 960
+            assert 0.0 <= tile.confidence <= 1.0
+        scores.append(_f1(reading.rack(), [p.tile for p in scene.tiles if p.visible > 0.9]))
+    assert np.mean(scores) >= SYNTHETIC_F1, scores
+
+
+@needs_models
+def test_a_photo_without_tiles_reads_as_nothing():
+    rng = np.random.default_rng(0)
+    blank = np.clip(rng.normal(110, 6, (480, 640, 3)), 0, 255).astype(np.uint8)
+    reading = read(blank)
+    assert reading.tiles == () and reading.melds == () and reading.problems == ()
+
+
+# --- the command line: rummikub read, rummikub solve --table-photo/--rack-photo ------------------
+
+
+def _clean_photo(rows: list[list[str]], seed: int = 5) -> np.ndarray:
+    """Tiles laid upright in rows (one meld per row) on a plain wooden-looking table."""
+    from datasets.synth.tiles import render_tile
+
+    rng = np.random.default_rng(seed)
+    canvas = np.clip(rng.normal((60, 100, 150), 8, (960, 1280, 3)), 0, 255).astype(np.uint8)
+    y = 120
+    for row in rows:
+        x = 160
+        for name in row:
+            face = render_tile(parse_tile(name), rng, 130)
+            h, w = face.shape[:2]
+            alpha = face[..., 3:] / 255.0
+            region = canvas[y : y + h, x : x + w]
+            canvas[y : y + h, x : x + w] = (region * (1 - alpha) + face[..., :3] * alpha).astype(np.uint8)
+            x += w + 3
+        y += 260
+    return canvas
+
+
+def _write(tmp_path, name: str, image: np.ndarray) -> str:
+    import cv2
+
+    path = tmp_path / name
+    assert cv2.imwrite(str(path), image)
+    return str(path)
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from app.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def _huge_png_header() -> bytes:
+    """A PNG whose header claims 20000 x 20000 pixels (400 MP): refused before decoding."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 20000, 20000, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00" * 100)) + chunk(b"IEND", b"")
+
+
+def _truncated_png(tmp_path) -> bytes:
+    import cv2
+
+    ok, data = cv2.imencode(".png", np.random.default_rng(0).integers(0, 255, (200, 200, 3), dtype=np.uint8))
+    return data.tobytes()[: len(data) // 2]
+
+
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (b"", "empty"),
+        (b"hello, not a photo", "not an image"),
+        ("truncated", "truncated"),
+        ("huge", "too large"),
+    ],
+)
+@pytest.mark.parametrize("command", ["read", "solve"])
+def test_cli_refuses_bad_photos_with_a_message(capsys, tmp_path, content, says, command):
+    data = _truncated_png(tmp_path) if content == "truncated" else _huge_png_header() if content == "huge" else content
+    path = tmp_path / "photo.png"
+    path.write_bytes(data)
+    argv = ["read", str(path)] if command == "read" else ["solve", "--table-photo", str(path), "--rack", "r7"]
+    code, out, err = _cli(capsys, *argv)
+    assert code == 2 and out == ""
+    assert "cannot read the photo" in err and says in err, err
+
+
+def test_cli_refuses_a_missing_photo(capsys, tmp_path):
+    code, out, err = _cli(capsys, "read", str(tmp_path / "nowhere.jpg"))
+    assert code == 2 and out == "" and "no such file" in err
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["solve", "--table", "r1 r2 r3", "--table-photo", "t.jpg", "--rack", "r7"], "not both"),
+        (["solve", "--table", "r1 r2 r3"], "required: --rack (or --rack-photo)"),
+        (["solve", "--rack", "r7", "--rack-photo", "r.jpg"], "not both"),
+    ],
+)
+def test_cli_photo_options_are_checked(capsys, argv, says):
+    code, out, err = _cli(capsys, *argv)
+    assert code == 2 and out == "" and says in err, err
+
+
+@needs_models
+def test_cli_read_json_and_annotated_photo(capsys, tmp_path):
+    import cv2
+
+    photo = _write(tmp_path, "table.png", _clean_photo([["r4", "r5", "r6"], ["k5", "b5", "o5"]]))
+    out_path = tmp_path / "annotated.jpg"
+    code, out, err = _cli(capsys, "read", photo, "--json", "--annotated", str(out_path))
+    assert code == 0, err
+    data = json.loads(out)
+    assert set(data) >= {"tiles", "melds", "problems"}
+    for tile in data["tiles"]:
+        assert set(tile) == {"tile", "box", "confidence", "alternatives", "corrected", "uncertain"}
+        assert len(tile["box"]) == 4 and 0 <= tile["confidence"] <= 1
+        parse_tile(tile["tile"])
+    assert sorted(map(sorted, data["melds"])) == [["black-5", "blue-5", "orange-5"], ["red-4", "red-5", "red-6"]]
+    assert cv2.imread(str(out_path)).shape == (960, 1280, 3)
+    code, text, _ = _cli(capsys, "read", photo)
+    assert code == 0 and "[red 4, red 5, red 6]" in text
+
+
+@needs_models
+def test_cli_read_rack_kind(capsys, tmp_path):
+    photo = _write(tmp_path, "rack.png", _clean_photo([["r7", "k13", "b2"], ["o9", "j"]]))
+    code, out, err = _cli(capsys, "read", photo, "--kind", "rack", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["melds"] == [] and sorted(t["tile"] for t in data["tiles"]) == sorted(
+        ["red-7", "black-13", "blue-2", "orange-9", "joker"]
+    )
+
+
+@needs_models
+def test_cli_photo_without_tiles(capsys, tmp_path):
+    rng = np.random.default_rng(1)
+    photo = _write(tmp_path, "blank.png", np.clip(rng.normal(110, 6, (480, 640, 3)), 0, 255).astype(np.uint8))
+    code, out, err = _cli(capsys, "read", photo)
+    assert code == 2 and out == "" and "no tiles found" in err
+    code, out, err = _cli(capsys, "solve", "--table-photo", photo, "--rack", "r7 r8 r9", "--json")
+    assert code == 0, err  # an empty table is a position: play the run
+    assert json.loads(out)["played"] == ["red-7", "red-8", "red-9"]
+
+
+@needs_models
+def test_cli_solve_from_photos_end_to_end(capsys, tmp_path):
+    table = _write(tmp_path, "table.png", _clean_photo([["r4", "r5", "r6"], ["k5", "b5", "o5"]]))
+    rack = _write(tmp_path, "rack.png", _clean_photo([["r7", "k13"]], seed=6))
+    code, out, err = _cli(capsys, "solve", "--table-photo", table, "--rack-photo", rack, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["played"] == ["red-7"]
+    assert data["readings"]["table"]["melds"] and data["readings"]["rack"]["tiles"]
+    # A photo and a text option mixed.
+    code, out, err = _cli(capsys, "solve", "--table", "r4 r5 r6", "--rack-photo", rack)
+    assert code == 0, err
+    assert "Play 1 tile(s) worth 7 points: red 7" in out
