@@ -31,14 +31,30 @@ def tr(message: str, lang: str = DEFAULT_LANGUAGE, **params: object) -> str:
     return text.format(**params) if params else text
 
 
-def colour_name(tile: Tile, lang: str = DEFAULT_LANGUAGE) -> str:
+def tr_in(context: str, message: str, lang: str = DEFAULT_LANGUAGE, **params: object) -> str:
+    """Like :func:`tr` for a message that reads differently in ``context`` (gettext ``msgctxt``)."""
+    text = translator(lang).pgettext(context, message)
+    return text.format(**params) if params else text
+
+
+def colour_name(tile: Tile, lang: str = DEFAULT_LANGUAGE, plural: bool = False) -> str:
+    """A tile's colour as an adjective agreeing with "tile" (feminine in uk/ru: "червона 7");
+    ``plural`` for the colour of several tiles at once, as in a run ("червоні 4 5 6")."""
     assert tile.colour is not None
-    names = {
-        "black": tr("black", lang),
-        "blue": tr("blue", lang),
-        "orange": tr("orange", lang),
-        "red": tr("red", lang),
-    }
+    if plural:
+        names = {
+            "black": tr_in("several tiles", "black", lang),
+            "blue": tr_in("several tiles", "blue", lang),
+            "orange": tr_in("several tiles", "orange", lang),
+            "red": tr_in("several tiles", "red", lang),
+        }
+    else:
+        names = {
+            "black": tr("black", lang),
+            "blue": tr("blue", lang),
+            "orange": tr("orange", lang),
+            "red": tr("red", lang),
+        }
     return names[tile.colour.value]
 
 
