@@ -198,7 +198,8 @@ with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok):
 st.divider()
 c1, c2 = st.columns(2)
 with c1:
-    initial_done = st.toggle(tr("I have made my initial meld", lang), value=True, key="play_initial_meld_done")
+    st.session_state.setdefault("play_initial_meld_done", True)
+    initial_done = st.toggle(tr("I have made my initial meld", lang), key="play_initial_meld_done")
 with c2:
     objective = st.radio(
         tr("Aim for", lang), [o.value for o in Objective], horizontal=True, key="play_objective",

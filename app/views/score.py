@@ -145,7 +145,8 @@ for i, player in enumerate(game.players):
             st.image(read[0], width="stretch")
             ui.show_html(ui.row_html(tr("Read", lang), [ui.reading_chip_html(c, lang) for c in read[1]]))
             st.caption(tr("Check the tiles above against the photo and fix the typed line if needed.", lang))
-        st.checkbox(tr("Made the initial meld", lang), value=True, key=f"{form}_opened_{i}")
+        st.session_state.setdefault(f"{form}_opened_{i}", True)
+        st.checkbox(tr("Made the initial meld", lang), key=f"{form}_opened_{i}")
 
 
 def racks_from_form() -> tuple[PlayerRack, ...]:
