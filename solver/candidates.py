@@ -40,14 +40,20 @@ def usage_of(meld: Meld) -> np.ndarray:
     return row
 
 
-def build_catalogue(melds: list[Meld]) -> Catalogue:
-    """Merge melds with identical physical tiles, keeping the most valuable interpretation."""
+def build_catalogue(melds: list[Meld], preferred: tuple[Meld, ...] = ()) -> Catalogue:
+    """Merge melds with identical physical tiles, keeping the most valuable interpretation.
+
+    A ``preferred`` meld (an old meld, as it was laid) wins over any other reading of the
+    same tiles, so a meld left in place keeps its jokers' values.
+    """
     best: dict[bytes, Meld] = {}
     for meld in melds:
         key = usage_of(meld).tobytes()
         kept = best.get(key)
         if kept is None or meld.value > kept.value:
             best[key] = meld
+    for meld in preferred:
+        best[usage_of(meld).tobytes()] = meld
     chosen = tuple(best.values())
     usage = np.stack([usage_of(m) for m in chosen]) if chosen else np.zeros((0, NUM_KINDS), np.int16)
     values = np.array([m.value for m in chosen], dtype=np.int32)

@@ -153,7 +153,10 @@ def _prepare(position: Position, old_melds: tuple[Meld, ...], free: tuple[int, .
         + [e for i in free for e in _run_extensions(old_melds[i], rules)]
         + [p for i in free for p in _run_pieces(old_melds[i], rules)]
     )
-    catalogue = build_catalogue(_feasible(base_catalogue(rules), available) + _feasible(extra, available))
+    catalogue = build_catalogue(
+        _feasible(base_catalogue(rules), available) + _feasible(extra, available),
+        preferred=tuple(old_melds[i] for i in free),
+    )
     usage = np.stack([usage_of(old_melds[i]) for i in free]) if free else np.zeros((0, NUM_KINDS), np.int16)
     return _Problem(catalogue, old_melds, free, usage, table, rack)
 

@@ -168,11 +168,6 @@ def test_a_rack_joker_never_counts_negative() -> None:
     assert suggestion.value_placed >= 1 + 2 + 1 + 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the MIP credits a kept old meld's joker at its best reading (b6) while value_placed uses "
-    "the laid reading (b3), so the value objective keeps [j b4 b5] and reports 39 < 42",
-)
 def test_value_objective_finds_at_least_the_value_of_the_tile_objective() -> None:
     pos = position("j b4 b5 | b4 b5 b6", "b7 b8 r7 r8 j")
     assert solved(pos, Objective.VALUE).value_placed >= solved(pos, Objective.TILES).value_placed
