@@ -150,6 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real", type=Path, default=REPO_ROOT.parent / "shared" / "datasets" / "rummikub-real")
     parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
     parser.add_argument("--conf", type=float, default=0.25)
+    parser.add_argument("--imgsz", type=int, default=640, help="network input size for the real and synthetic sets")
     parser.add_argument("--synthetic", type=int, default=20, help="fresh synthetic scenes (0: skip)")
     parser.add_argument("--big", type=int, default=6, help="real photos upscaled to 12 MP for the resolution study (0: skip)")
     parser.add_argument("--seed", type=int, default=12345)
@@ -157,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.real.is_dir():
         samples = [(load_image(path), truth) for path, truth in real_split(args.real)]
-        counts, ap = _evaluate(samples, args.weights, args.conf, tiling="never")
-        print(f"real valid (640 px, conf {args.conf}): AP50 {ap:.4f}  {counts.line()}")
+        counts, ap = _evaluate(samples, args.weights, args.conf, tiling="never", imgsz=args.imgsz)
+        print(f"real valid (imgsz {args.imgsz}, conf {args.conf}): AP50 {ap:.4f}  {counts.line()}")
         if args.big:
             big_samples = []
             for image, truth in samples[: args.big]:
@@ -183,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         for scene in _synthetic(args.synthetic, args.seed):
             truth = np.array([t.box for t in scene.tiles], np.float32).reshape(-1, 4)
             start = time.perf_counter()
-            found_all = detect_tiles(scene.image, weights=args.weights, conf=0.001)
+            found_all = detect_tiles(scene.image, weights=args.weights, conf=0.001, imgsz=args.imgsz)
             counts.seconds += time.perf_counter() - start
             found = found_all.with_min_confidence(args.conf)
             ap_inputs.append((found_all, truth))
