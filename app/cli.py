@@ -78,9 +78,9 @@ import json
 import sys
 from typing import Callable, Sequence
 
-from solver.explain import describe_steps
+from solver.explain import describe_steps, problem_text
 from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES, tile_label, tr
-from solver.melds import MeldCheck, Problem
+from solver.melds import MeldCheck
 from solver.model import solve
 from solver.rules import PRESETS, ImpossibleStateError, PoolOutScoring, RuleSet, RulesError
 from solver.scoring import (
@@ -447,20 +447,6 @@ def _sorted(tiles: frozenset[Tile]) -> list[Tile]:
     return sorted(tiles, key=lambda t: t.index)
 
 
-def problem_text(problem: Problem, lang: str = DEFAULT_LANGUAGE) -> str:
-    """Why a meld is invalid, in words."""
-    texts = {
-        Problem.TOO_FEW_TILES: tr("a meld needs at least 3 tiles", lang),
-        Problem.ONLY_JOKERS: tr("a meld needs at least one tile that is not a joker", lang),
-        Problem.MIXED: tr("neither a run (one colour) nor a group (one number)", lang),
-        Problem.RUN_TOO_LONG: tr("a run has at most 13 tiles", lang),
-        Problem.RUN_DUPLICATE_NUMBER: tr("a run cannot hold the same number twice", lang),
-        Problem.RUN_GAP: tr("the run has a gap that its jokers cannot fill", lang),
-        Problem.RUN_OFF_THE_END: tr("the run would go below 1 or above 13", lang),
-        Problem.GROUP_REPEATED_COLOUR: tr("a group cannot hold the same colour twice", lang),
-        Problem.GROUP_TOO_BIG: tr("a group has at most 4 tiles", lang),
-    }
-    return texts[problem]
 
 
 # --- score -------------------------------------------------------------------------------

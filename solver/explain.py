@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from .i18n import DEFAULT_LANGUAGE, colour_name, tile_label, tr
-from .melds import Meld, MeldKind
+from .melds import Meld, MeldKind, Problem
 from .suggestion import RACK, Action, Step, StepKind, Suggestion
 from .tiles import Tile
 
@@ -83,3 +83,19 @@ def _old_melds(suggestion: Suggestion) -> tuple[Meld, ...]:
     table = suggestion.position.table
     checks = check_table(table, suggestion.position.rules).melds
     return tuple(interpret_as_laid(m, c) for m, c in zip(table, checks))
+
+
+def problem_text(problem: Problem, lang: str = DEFAULT_LANGUAGE) -> str:
+    """Why a meld is invalid, in words."""
+    texts = {
+        Problem.TOO_FEW_TILES: tr("a meld needs at least 3 tiles", lang),
+        Problem.ONLY_JOKERS: tr("a meld needs at least one tile that is not a joker", lang),
+        Problem.MIXED: tr("neither a run (one colour) nor a group (one number)", lang),
+        Problem.RUN_TOO_LONG: tr("a run has at most 13 tiles", lang),
+        Problem.RUN_DUPLICATE_NUMBER: tr("a run cannot hold the same number twice", lang),
+        Problem.RUN_GAP: tr("the run has a gap that its jokers cannot fill", lang),
+        Problem.RUN_OFF_THE_END: tr("the run would go below 1 or above 13", lang),
+        Problem.GROUP_REPEATED_COLOUR: tr("a group cannot hold the same colour twice", lang),
+        Problem.GROUP_TOO_BIG: tr("a group has at most 4 tiles", lang),
+    }
+    return texts[problem]
