@@ -2,7 +2,7 @@
 
 API::
 
-    detect_tiles(image, *, weights=None, conf=0.25, imgsz=640, tiling="auto") -> Detections
+    detect_tiles(image, *, weights=None, conf=0.35, imgsz=640, tiling="auto") -> Detections
     load_detector(weights=None)        # cached (functools.lru_cache): loaded once per process
     DetectorNotFoundError(FileNotFoundError)
 
@@ -104,7 +104,7 @@ def detect_tiles(
     image: np.ndarray,
     *,
     weights: str | Path | None = None,
-    conf: float = 0.25,
+    conf: float = 0.35,
     imgsz: int = 640,
     tiling: str = "auto",
 ) -> Detections:
