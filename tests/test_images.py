@@ -129,6 +129,12 @@ def test_huge_image_is_refused_before_decoding():
         load_image(_png_header_only(side, side))
 
 
+def test_50_megapixel_photo_without_pixel_data_is_a_clear_error_not_a_crash():
+    """Under the size limit, so decoding starts; the missing data must surface as ImageError."""
+    with pytest.raises(ImageError, match="truncated|damaged"):
+        load_image(_png_header_only(8660, 5774))  # 50 MP
+
+
 def test_missing_file_and_directory_and_wrong_type_are_refused(tmp_path):
     with pytest.raises(ImageError, match="no such file"):
         load_image(tmp_path / "nope.jpg")
