@@ -14,7 +14,6 @@ from typing import Callable, Sequence
 import streamlit as st
 
 from solver.i18n import tile_label, tr
-from solver.melds import Problem
 from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_tiles
 
 from .editing import NEW_MELD, RACK_ROW, Chip, EditError, Layout, Place, add_tiles, change_tile, move_tile, remove_tile
@@ -126,22 +125,6 @@ def legend(lang: str, kinds: Sequence[str]) -> None:
         style, text = samples[kind]
         parts.append(f'{chip_html(Tile.from_index(6), lang, style)}<span class="rk-label">{html.escape(text)}</span>')
     show_html(f'<div class="rk-row">{"".join(parts)}</div>')
-
-
-def problem_text(problem: Problem, lang: str) -> str:
-    """Why a meld is invalid, in words."""
-    texts = {
-        Problem.TOO_FEW_TILES: tr("a meld needs at least 3 tiles", lang),
-        Problem.ONLY_JOKERS: tr("a meld needs at least one tile that is not a joker", lang),
-        Problem.MIXED: tr("neither a run (one colour) nor a group (one number)", lang),
-        Problem.RUN_TOO_LONG: tr("a run has at most 13 tiles", lang),
-        Problem.RUN_DUPLICATE_NUMBER: tr("a run cannot hold the same number twice", lang),
-        Problem.RUN_GAP: tr("the run has a gap that its jokers cannot fill", lang),
-        Problem.RUN_OFF_THE_END: tr("the run would go below 1 or above 13", lang),
-        Problem.GROUP_REPEATED_COLOUR: tr("a group cannot hold the same colour twice", lang),
-        Problem.GROUP_TOO_BIG: tr("a group has at most 4 tiles", lang),
-    }
-    return texts.get(problem, problem.value)
 
 
 def notation_error_text(err: NotationError, lang: str) -> str:

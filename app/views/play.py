@@ -12,6 +12,7 @@ from app import components as ui
 from app import state
 from app.editing import Chip, Layout
 from app.photos import PhotoError, read_photo
+from solver.explain import problem_text
 from solver.i18n import tile_label, tr
 from solver.rules import ImpossibleStateError, RuleSet
 from solver.state import Objective, Position
@@ -174,7 +175,7 @@ if doubts:
 table_ok = check.valid
 table_problems = [
     tr("Meld {n} is not valid: {reasons}", lang, n=m + 1,
-       reasons="; ".join(ui.problem_text(p, lang) for p in check.melds[m].problems))
+       reasons="; ".join(problem_text(p, lang) for p in check.melds[m].problems))
     for m in check.invalid
 ]
 if check.over_limit:
