@@ -32,6 +32,8 @@ LAYOUT_KINDS = ("table", "rack")
 _TILE_ASPECT = 1.4
 #: Largest centre distance, in tile widths, for two tiles to count as side by side.
 _MAX_STEP = 1.3
+#: The same for tiles turned ~20-70° (their boxes say less about where their neighbours sit).
+_MAX_STEP_TURNED = 1.2
 #: Largest sideways offset, in tile heights, between two side-by-side tiles.
 _MAX_SHIFT = 0.45
 
@@ -57,11 +59,11 @@ def _links(dets: Detections) -> list[tuple[int, int]]:
             dx, dy = centres[j] - centres[i]
             distance = float(np.hypot(dx, dy))
             width = (widths[i] + widths[j]) / 2
-            if distance > _MAX_STEP * width:
-                continue
             # Direction test for boxes that show their orientation (tall: row, wide: column).
             tall = h[i] > w[i] * 1.15 and h[j] > w[j] * 1.15
             wide = w[i] > h[i] * 1.15 and w[j] > h[j] * 1.15
+            if distance > (_MAX_STEP if tall or wide else _MAX_STEP_TURNED) * width:
+                continue
             if tall and abs(dy) > _MAX_SHIFT * (h[i] + h[j]) / 2:
                 continue
             if wide and abs(dx) > _MAX_SHIFT * (w[i] + w[j]) / 2:
