@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
 
 import cv2
 import numpy as np
@@ -165,7 +163,6 @@ def test_missing_weights_raise_a_clear_error(tmp_path):
         load_detector(tmp_path / "absent.pt")
 
 
-@pytest.mark.skipif(not os.environ.get("RUMMIKUB_SLOW_TESTS"), reason="smoke training takes ~1 min; set RUMMIKUB_SLOW_TESTS=1")
 def test_training_entry_point_runs_offline(tmp_path):
     from vision.train import main
 
