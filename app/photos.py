@@ -112,6 +112,9 @@ def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> Phot
         image = load_image(data)
     except ImageError as err:
         raise PhotoError(str(err)) from err
+    except Exception as err:  # noqa: BLE001 - e.g. ultralytics' Image.open hook failing on a non-image
+        log.warning("decoding an upload failed: %r", err)
+        raise PhotoError("not an image, or an image format that cannot be read") from err
     try:
         import vision
 

@@ -388,3 +388,15 @@ def test_an_iphone_heic_photo_is_accepted(monkeypatch):
     assert not at.exception, at.exception
     assert seen == [(48, 64, 3)]  # decoded to the BGR array the reader takes
     assert 'title="red 7"' in all_markdown(at)
+
+
+def test_a_non_image_is_a_message_even_after_the_models_are_loaded():
+    """Ultralytics patches Image.open to fetch a HEIF plugin on unknown files; that must not leak."""
+    import ultralytics.utils.patches  # noqa: F401 - installs the patch, as loading the models does
+
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", b"not a picture", "image/png")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception
+    (error,) = texts(at.error)
+    assert error.startswith("The table photo cannot be read: ")
