@@ -17,6 +17,7 @@ which is faster). Nothing is ever downscaled unless the caller asks.
 from __future__ import annotations
 
 import io
+import sys
 import warnings
 from pathlib import Path
 from typing import BinaryIO
@@ -67,6 +68,14 @@ def _open_bytes(source: str | Path | bytes | BinaryIO) -> bytes:
     return data
 
 
+def _pil_open(data: bytes) -> Image.Image:
+    """Pillow's own ``Image.open``: ultralytics replaces it with one that, on a file that is
+    not an image, tries to install a HEIC plugin instead of saying so."""
+    patches = sys.modules.get("ultralytics.utils.patches")
+    opener = getattr(patches, "_image_open", None) or Image.open
+    return opener(io.BytesIO(data))
+
+
 def _to_rgb(image: Image.Image) -> Image.Image:
     if image.mode in ("I;16", "I;16B", "I;16L", "I"):
         array = np.asarray(image, dtype=np.float64)
@@ -88,7 +97,7 @@ def load_image(source: str | Path | bytes | BinaryIO, *, max_side: int | None = 
         # We enforce our own limit below; Pillow's bomb warning would only add noise.
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)
         try:
-            image = Image.open(io.BytesIO(data))
+            image = _pil_open(data)
         except UnidentifiedImageError as exc:
             raise ImageError("not an image, or an image format that cannot be read") from exc
         except Image.DecompressionBombError as exc:
