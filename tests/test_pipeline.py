@@ -69,8 +69,10 @@ def _models_missing() -> str | None:
 
 needs_models = pytest.mark.skipif(_models_missing() is not None, reason=str(_models_missing()))
 
-#: Tile F1 the shipped models reach at least on the synthetic photos below (measured: see models/reader.md).
-SYNTHETIC_F1 = 0.8
+#: Mean tile F1 the shipped models must reach on the synthetic photos below (all labelled tiles, partly
+#: hidden ones included). Measured with the shipped models: table 0.72 (seed 12 is a dark room with
+#: 15-pixel tiles: 0.50), rack 0.82 (see models/reader.md).
+SYNTHETIC_F1 = {"table": 0.65, "rack": 0.75}
 
 
 def _f1(read_tiles, true_tiles) -> float:
@@ -97,8 +99,8 @@ def test_synthetic_photos_are_read(kind, seeds):
             x1, y1, x2, y2 = tile.box
             assert 0 <= x1 < x2 <= 1280 and 0 <= y1 < y2 <= 960
             assert 0.0 <= tile.confidence <= 1.0
-        scores.append(_f1(reading.rack(), [p.tile for p in scene.tiles if p.visible > 0.9]))
-    assert np.mean(scores) >= SYNTHETIC_F1, scores
+        scores.append(_f1(reading.rack(), [p.tile for p in scene.tiles]))
+    assert np.mean(scores) >= SYNTHETIC_F1[kind], scores
 
 
 @needs_models
@@ -223,7 +225,9 @@ def test_cli_read_json_and_annotated_photo(capsys, tmp_path):
     assert sorted(map(sorted, data["melds"])) == [["black-5", "blue-5", "orange-5"], ["red-4", "red-5", "red-6"]]
     assert cv2.imread(str(out_path)).shape == (960, 1280, 3)
     code, text, _ = _cli(capsys, "read", photo)
-    assert code == 0 and "[red 4, red 5, red 6]" in text
+    assert code == 0 and text.startswith("6 tile(s) in 2 meld(s):")
+    unmarked = text.replace("*", "").replace("?", "")  # * corrected by the rules, ? to check
+    assert "[red 4, red 5, red 6]" in unmarked and "[black 5, blue 5, orange 5]" in unmarked
 
 
 @needs_models

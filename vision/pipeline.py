@@ -99,10 +99,14 @@ def read(
     kind: str = "table",
     rules: RuleSet = STANDARD,
     settings: DecodingSettings = DecodingSettings(),
+    *,
+    detector_weights: str | Path | None = None,
+    reader_weights: str | Path | None = None,
 ) -> Reading:
     """Read every tile in a photo of the table (``kind="table"``) or of a rack (``"rack"``).
 
-    ``image`` is a path, bytes, a file object, or a BGR uint8 array. Raises
+    ``image`` is a path, bytes, a file object, or a BGR uint8 array; the weights default to the
+    shipped ``models/detector.pt`` and ``models/reader.pt``. Raises
     :class:`vision.images.ImageError` for what is not a readable photo, and the detector's or
     reader's not-found errors when the models are missing.
     """
@@ -112,8 +116,8 @@ def read(
 
     reading_kind = ReadingKind(kind)
     photo = _as_image(image)
-    detections = detect_tiles(photo)
-    reader = load_reader()
+    detections = detect_tiles(photo, weights=detector_weights)
+    reader = load_reader(reader_weights)
     probs = read_tiles(photo, detections.boxes, reader)
     groups = group_into_melds(detections, reading_kind.value)
     height, width = photo.shape[:2]

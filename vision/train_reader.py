@@ -247,6 +247,49 @@ def _background_images(photos: Sequence[LabelledPhoto]) -> list[np.ndarray]:
     return images
 
 
+def scene_crops(count: int, min_visible: float, box_jitter: float, size: int, rng: np.random.Generator) -> Iterator[tuple[Tile, np.ndarray]]:
+    """(tile, crop) for the well-visible tiles of ``count`` synthetic photos (datasets.synth.scenes):
+    small, dark, blurred, colour-cast tiles at the detector's boxes, as other phones see them."""
+    from datasets.synth.scenes import compose_scene
+
+    for _ in range(count):
+        scene = compose_scene(np.random.default_rng(int(rng.integers(2**31))))
+        for placed in scene.tiles:
+            if placed.visible < min_visible:
+                continue
+            x1, y1, x2, y2 = placed.box
+            bw, bh = x2 - x1, y2 - y1
+            jitter = rng.uniform(-box_jitter, box_jitter, 4) * (bw, bh, bw, bh)
+            box = (x1 + jitter[0], y1 + jitter[1], x2 + jitter[2], y2 + jitter[3])
+            if box[2] - box[0] < 4 or box[3] - box[1] < 4:
+                continue
+            yield placed.tile, crop_tile(scene.image, box, size)
+
+
+def build_scene_dataset(config: dict, base: Path, out: Path) -> dict:
+    """``base`` (hard-linked, unchanged) plus crops from synthetic photos: stage 3's dataset."""
+    import os
+
+    data, scenes = config["dataset"], config["scenes"]
+    rng = np.random.default_rng(int(config["seed"]) + 1)
+    if out.exists():
+        shutil.rmtree(out)
+    for split in ("train", "val"):
+        for folder in sorted((base / split).iterdir()):
+            if folder.is_dir():
+                (out / split / folder.name).mkdir(parents=True, exist_ok=True)
+                for file in sorted(folder.iterdir()):
+                    os.link(file, out / split / folder.name / file.name)
+    count = 0
+    for tile, crop in scene_crops(
+        int(scenes["count"]), float(scenes["min_visible"]), float(data["box_jitter"]), int(data["crop_size"]), rng
+    ):
+        cv2.imwrite(str(out / "train" / tile.name / f"scene_{count:06d}.png"), crop)
+        count += 1
+    (out / "manifest.json").write_text(json.dumps({"base": str(base), "scene_crops": count}, indent=1))
+    return {"scene_crops": count}
+
+
 # --- the dataset on disk -------------------------------------------------------------------
 
 
@@ -325,21 +368,29 @@ def _train_stage(start: str | Path, settings: dict, dataset: Path, project: Path
     return best
 
 
-def train(config: dict, dataset: Path, project: Path, epochs: int | None = None, start_from: Path | None = None) -> Path:
+def train(
+    config: dict, dataset: Path, project: Path, epochs: int | None = None, start_from: Path | None = None, stage: int = 1
+) -> Path:
     """Train the classifier on ``dataset``; return the best checkpoint's path.
 
-    Stage 1 trains from the model yaml (``train``); stage 2, when the config has ``finetune``,
-    continues from stage 1's best checkpoint with those settings (a lower learning rate).
-    ``start_from`` skips stage 1 and fine-tunes the given weights.
+    Stage 1 trains from the model yaml (``train``); stage 2 (``finetune``) continues from stage 1's
+    best checkpoint at a lower learning rate; stage 3 (``scenes``) continues from stage 2's on the
+    same crops plus crops from synthetic photos. ``start_from`` with ``stage`` > 1 starts there.
     """
     seed = int(config["seed"])
     settings = dict(config["train"])
     start = settings.pop("model")
     if epochs is not None:
         settings["epochs"] = epochs
-    best = start_from or _train_stage(start, settings, dataset, project, "reader", seed)
-    if config.get("finetune"):
+    if stage > 1 and start_from is None:
+        raise ValueError("starting at a later stage needs the previous stage's weights (--from)")
+    best = start_from if stage > 1 else _train_stage(start, settings, dataset, project, "reader", seed)
+    if config.get("finetune") and stage <= 2:
         best = _train_stage(best, {**settings, **config["finetune"]}, dataset, project, "reader-finetune", seed)
+    if config.get("scenes"):
+        scene_data = _resolve(config["scenes"]["out"])
+        print(f"scene crops: {build_scene_dataset(config, dataset, scene_data)}")
+        best = _train_stage(best, {**settings, **config["scenes"]["train"]}, scene_data, project, "reader-scenes", seed)
     return best
 
 
@@ -355,7 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, help="crop dataset folder (default: from the config)")
     parser.add_argument("--project", type=Path, default=REPO_ROOT / "runs" / "reader", help="training runs folder")
     parser.add_argument("--epochs", type=int, help="override the config's epochs (stage 1)")
-    parser.add_argument("--from", dest="start_from", type=Path, help="skip stage 1: fine-tune these weights")
+    parser.add_argument("--from", dest="start_from", type=Path, help="weights to start --stage 2 or 3 from")
+    parser.add_argument("--stage", type=int, choices=(1, 2, 3), default=1, help="first stage to run")
     parser.add_argument("--build-only", action="store_true", help="write the crop dataset and stop")
     parser.add_argument("--no-build", action="store_true", help="reuse the crop dataset already written")
     parser.add_argument("--no-ship", action="store_true", help="leave models/reader.pt alone")
@@ -370,7 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"training crops, {counts['val']} held-out crops")
     if args.build_only:
         return 0
-    best = train(config, out, args.project, args.epochs, args.start_from)
+    best = train(config, out, args.project, args.epochs, args.start_from, args.stage)
     if not args.no_ship:
         SHIPPED_WEIGHTS.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(best, SHIPPED_WEIGHTS)
