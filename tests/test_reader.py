@@ -210,6 +210,29 @@ def test_build_dataset_writes_every_class_folder(tiny_real, tmp_path):
     assert again == counts
 
 
+def test_scene_dataset_adds_crops_of_synthetic_photos(tiny_real, tmp_path):
+    from vision.train_reader import build_dataset, build_scene_dataset
+
+    config = {
+        "seed": 0,
+        "dataset": {
+            "holdout_fraction": 0.5, "crop_size": 24, "real_views": 1, "angle_jitter": 0,
+            "box_jitter": 0.05, "synthetic_per_class": 0, "holdout_views": 1,
+        },
+        "scenes": {"count": 1, "min_visible": 0.7},
+    }
+    base = tmp_path / "base"
+    build_dataset(config, tiny_real, base)
+    counts = build_scene_dataset(config, base, tmp_path / "scenes")
+    assert counts["scene_crops"] > 0
+    scene_files = list((tmp_path / "scenes" / "train").glob("*/scene_*.png"))
+    assert len(scene_files) == counts["scene_crops"]
+    assert cv2.imread(str(scene_files[0])).shape == (24, 24, 3)
+    base_files = sorted(p.relative_to(base) for p in base.glob("*/*/*.png"))
+    assert all((tmp_path / "scenes" / f).is_file() for f in base_files)  # the base crops, linked
+    assert (base / base_files[0]).stat().st_nlink == 2
+
+
 # --- the shipped model -----------------------------------------------------------------------
 
 

@@ -4,6 +4,7 @@ Run through the training dispatcher::
 
     python -m vision.train reader [--config datasets/configs/reader.yaml] [--real PATH]
                                   [--out DIR] [--epochs N] [--build-only] [--no-build]
+                                  [--stage 2|3 --from WEIGHTS] [--no-ship]
 
 The crops come from two sources, both cut by :func:`vision.crops.crop_tile` exactly as the
 reader cuts them at run time:
@@ -12,7 +13,12 @@ reader cuts them at run time:
   seen in several rotated views (every quarter turn plus jitter, so tiles lying any way round
   read right and a 6 is not a 9 upside down) with the box edges jittered like a detector's;
 * synthetic tiles from :func:`datasets.synth.tiles.render_tile` (fonts, inks, lighting), rotated
-  to any angle with neighbouring tiles and assorted backgrounds.
+  to any angle with neighbouring tiles and assorted backgrounds;
+* (stage 3) tiles of synthetic photos from :func:`datasets.synth.scenes.compose_scene`: small,
+  dark, blurred and colour-cast tiles at their boxes, as other rooms and phones show them.
+
+Training runs in three stages, each from the previous one's best checkpoint: from the model yaml,
+a fine-tune at a lower rate, and a fine-tune with the synthetic-photo crops added.
 
 A tenth of the real training photos (all augmented copies of a photo together) is held out for
 model selection, so the real validation split stays untouched for :mod:`vision.evaluate`.
