@@ -9,8 +9,21 @@ import numpy as np
 import pytest
 
 from solver.tiles import NUM_KINDS, Tile, parse_tile
-from vision.crops import CROP_SIZE, PAD_FRACTION, CropError, crop_square, crop_tile, crop_tiles
-from vision.reader import DEFAULT_WEIGHTS, ReaderModelError, TileReader, class_order, classify
+from vision.crops import (
+    CROP_SIZE,
+    PAD_FRACTION,
+    CropError,
+    crop_square,
+    crop_tile,
+    crop_tiles,
+)
+from vision.reader import (
+    DEFAULT_WEIGHTS,
+    ReaderModelError,
+    TileReader,
+    class_order,
+    classify,
+)
 
 # --- crops -----------------------------------------------------------------------------------
 

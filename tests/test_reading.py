@@ -11,7 +11,14 @@ from solver.state import Position
 from solver.tiles import JOKER, parse_tile
 from vision.detections import Detections
 from vision.pipeline import build_reading
-from vision.reading import ProblemKind, Reading, ReadingFormatError, ReadingKind, ReadingProblem, ReadTile
+from vision.reading import (
+    ProblemKind,
+    Reading,
+    ReadingFormatError,
+    ReadingKind,
+    ReadingProblem,
+    ReadTile,
+)
 
 
 def tile(name: str, x: float, confidence: float = 0.97, **kw) -> ReadTile:

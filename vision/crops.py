@@ -9,7 +9,7 @@ a fixed size with area averaging (full-resolution photos shrink without aliasing
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import cv2
 import numpy as np

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Sequence
 
 import numpy as np
 
@@ -51,6 +51,9 @@ class DecodingSettings:
     max_readings: int = 1000
     #: Readings this much less probable than the best one are not examined.
     window: float = 1e-4
+
+
+DEFAULT_SETTINGS = DecodingSettings()
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ def decode(
     melds: Sequence[Sequence[int]] = (),
     rules: RuleSet = STANDARD,
     require_valid_melds: bool = True,
-    settings: DecodingSettings = DecodingSettings(),
+    settings: DecodingSettings = DEFAULT_SETTINGS,
 ) -> Decoding:
     """Decode ``probs`` (n x 53, rows in tile-index order) for tiles grouped into ``melds``.
 
@@ -270,7 +273,7 @@ def decode(
     )
 
 
-def argmax_decoding(probs: np.ndarray, settings: DecodingSettings = DecodingSettings()) -> Decoding:
+def argmax_decoding(probs: np.ndarray, settings: DecodingSettings = DEFAULT_SETTINGS) -> Decoding:
     """The classifier alone (no rules): the baseline the evaluation compares against."""
     probs = np.asarray(probs, dtype=np.float64)
     labels = np.argmax(probs, axis=1) if len(probs) else np.zeros(0, dtype=int)

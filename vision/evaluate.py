@@ -24,8 +24,8 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import cv2
 import numpy as np
@@ -35,7 +35,12 @@ from solver.tiles import NUM_KINDS, Tile
 from vision.crops import crop_tiles
 from vision.decoding import Decoding, argmax_decoding, decode
 from vision.detections import Detections
-from vision.train_reader import DEFAULT_REAL, LabelledPhoto, _rotated_view, load_real_split
+from vision.train_reader import (
+    DEFAULT_REAL,
+    LabelledPhoto,
+    _rotated_view,
+    load_real_split,
+)
 
 
 def _multiset_scores(read: Sequence[int], truth: Sequence[int]) -> tuple[int, int, int]:

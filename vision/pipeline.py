@@ -17,10 +17,10 @@ import numpy as np
 
 from solver.rules import STANDARD, RuleSet
 from solver.tiles import Tile
-from vision.decoding import Decoding, DecodingSettings, decode
+from vision.decoding import DEFAULT_SETTINGS, Decoding, DecodingSettings, decode
 from vision.detections import Detections
 from vision.images import load_image
-from vision.reading import ProblemKind, ReadingKind, Reading, ReadingProblem, ReadTile
+from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile
 
 ImageSource = str | Path | bytes | BinaryIO | np.ndarray
 
@@ -51,7 +51,7 @@ def build_reading(
     kind: ReadingKind,
     rules: RuleSet = STANDARD,
     image_size: tuple[int, int] = (0, 0),
-    settings: DecodingSettings = DecodingSettings(),
+    settings: DecodingSettings = DEFAULT_SETTINGS,
 ) -> Reading:
     """Decode ``probs`` with the rules and assemble the reading, tiles in layout order.
 
@@ -98,7 +98,7 @@ def read(
     image: ImageSource,
     kind: str = "table",
     rules: RuleSet = STANDARD,
-    settings: DecodingSettings = DecodingSettings(),
+    settings: DecodingSettings = DEFAULT_SETTINGS,
     *,
     detector_weights: str | Path | None = None,
     reader_weights: str | Path | None = None,

@@ -8,8 +8,9 @@ its tiles (:meth:`Reading.table_melds`, :meth:`Reading.rack`). Its JSON form is 
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping, NamedTuple
+from typing import Any, NamedTuple
 
 from solver.i18n import DEFAULT_LANGUAGE, tile_label, tr
 from solver.tiles import Tile, parse_tile
@@ -66,7 +67,7 @@ class ReadTile:
         }
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> "ReadTile":
+    def from_json(data: Mapping[str, Any]) -> ReadTile:
         try:
             box = tuple(float(v) for v in data["box"])
             if len(box) != 4:
@@ -146,7 +147,7 @@ class ReadingProblem:
         return data
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> "ReadingProblem":
+    def from_json(data: Mapping[str, Any]) -> ReadingProblem:
         try:
             return ReadingProblem(
                 kind=ProblemKind(data["kind"]),
@@ -203,7 +204,7 @@ class Reading:
         }
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> "Reading":
+    def from_json(data: Mapping[str, Any]) -> Reading:
         """Read back :meth:`to_json`'s output (messages are regenerated, not read)."""
         if not isinstance(data, Mapping) or "tiles" not in data:
             raise ReadingFormatError("a reading is an object with a 'tiles' list")

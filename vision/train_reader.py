@@ -30,9 +30,9 @@ import argparse
 import json
 import shutil
 import sys
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Sequence
 
 import cv2
 import numpy as np
@@ -350,9 +350,9 @@ def build_dataset(config: dict, real_root: Path, out: Path) -> dict:
 
 def _train_stage(start: str | Path, settings: dict, dataset: Path, project: Path, name: str, seed: int) -> Path:
     """One ultralytics training run from ``start`` (a model yaml or weights); its best checkpoint."""
-    from vision import yolo_env  # before ultralytics: offline, no auto-install
-
     from ultralytics import YOLO
+
+    from vision import yolo_env  # before ultralytics: offline, no auto-install
 
     yolo_env.configure_threads()
     model = YOLO(str(start), task="classify")
