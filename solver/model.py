@@ -4,8 +4,9 @@ Variables: how many copies of each candidate meld lie on the new table, how many
 rack tile are played, and which old meld each new meld "continues" (the old meld's tiles
 that stay in it are not moved). Constraints: every table tile stays on the table, only rack
 tiles are added. One weighted objective orders the criteria lexicographically:
-(1) tiles placed (or value placed), (2) old melds left untouched, (3) table tiles not moved.
-Before the initial meld the table is fixed and only rack melds worth the threshold count.
+(1) tiles placed (or value placed), (2) old melds left untouched, (3) table tiles not moved,
+(4) value placed (tile objective), (5) fewer melds. Before the initial meld the table is
+fixed and only rack melds worth the threshold count.
 """
 
 from __future__ import annotations
@@ -193,9 +194,10 @@ def solve(
 ) -> Suggestion:
     """The best legal move for ``position``, ties broken by least disruption of the table.
 
-    Exact in the objective. The least-disruption tie-break is searched first among the old
-    melds near the rack's tiles (:func:`_near_rack`); when that cannot reach the optimum of
-    the whole table (checked by a primary-only solve), the whole table is opened up.
+    Exact in the objective (tiles or value placed). The least-disruption tie-break is searched
+    first among the old melds near the rack's tiles (:func:`_near_rack`); when that cannot
+    reach the optimum of the whole table (checked by a primary-only solve), the whole table
+    is opened up. So the tie-break is exact within the neighbourhood the answer comes from.
     Raises :class:`InvalidTableError` when the table holds invalid melds.
     """
     check = check_table(position.table, position.rules)
