@@ -34,5 +34,6 @@ with st.sidebar:
 pages = [
     st.Page("views/play.py", title=tr("Play", lang), icon=":material/casino:", default=True),
     st.Page("views/score.py", title=tr("Score", lang), icon=":material/scoreboard:"),
+    st.Page("views/timer.py", title=tr("Timer", lang), icon=":material/timer:"),
 ]
 st.navigation(pages, position="top").run()

@@ -1,0 +1,143 @@
+"""Timer: whose turn it is and a big countdown the whole table can read, with the penalty rule.
+
+The timer lives in ``st.session_state[TIMER]`` as one :class:`app.timer.TurnTimer` value; the
+buttons replace it (in callbacks, before the page is drawn) and only the countdown fragment
+reruns each second, reading the clock from the stored timestamps.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import time
+from functools import cache
+
+import streamlit as st
+
+from app import components as ui
+from app import state
+from app.storage import NotFoundError, StorageError
+from app.timer import (
+    TURN_LENGTHS,
+    TurnTimer,
+    beep_wav,
+    clock_text,
+    configure,
+    expired,
+    next_turn,
+    pause,
+    remaining,
+    start,
+)
+from solver.i18n import tr
+
+TIMER = "timer"
+PLAYERS_TEXT = "timer_players_text"
+LENGTH = "timer_length"
+BEEP = "timer_beep"
+#: The Score page's game picker (``GAME_PICKER`` in app/views/score.py): its players sit at the table.
+SCORE_GAME = "score_game"
+
+_CSS = """
+<style>
+.rk-timer{border-radius:1rem;padding:1rem;text-align:center;background:#f4f1e8;color:#1b1b1b}
+.rk-timer-player{font:600 2.2rem/1.2 system-ui,sans-serif}
+.rk-clock{font:800 9rem/1 system-ui,sans-serif;font-variant-numeric:tabular-nums}
+.rk-timer-paused .rk-clock{opacity:.45}
+.rk-timer-up{background:#d0182b;color:#fff;animation:rk-flash 1s step-start infinite}
+@keyframes rk-flash{50%{background:#fff;color:#d0182b}}
+</style>
+"""
+
+lang = state.lang()
+st.title(tr("Turn timer", lang))
+st.caption(tr(
+    "Most rulebooks allow one minute a turn. A player who has not finished in time puts the table "
+    "back as it was and draws 3 tiles.", lang,
+))
+
+
+def seated_players() -> tuple[str, ...]:
+    """The open score game's players, else the names typed here (seat order either way)."""
+    game_id = state.get(SCORE_GAME)
+    if game_id is not None:
+        try:
+            game = state.store().game(game_id)
+        except (StorageError, NotFoundError):
+            pass
+        else:
+            st.caption(tr("Players of game {id}, in seat order: {players}", lang, id=game.id, players=", ".join(game.players)))
+            return game.players
+    timer: TurnTimer | None = state.get(TIMER)
+    if PLAYERS_TEXT not in st.session_state and timer is not None:  # back from another page
+        st.session_state[PLAYERS_TEXT] = ", ".join(timer.players)
+    text = st.text_input(
+        tr("Players in seat order (separated by commas)", lang), key=PLAYERS_TEXT, placeholder="Ann, Bob, Cy",
+    )
+    return tuple(name.strip() for name in text.split(",") if name.strip())
+
+
+def length_label(seconds: int) -> str:
+    return tr("Off", lang) if seconds == 0 else tr("{seconds} s", lang, seconds=seconds)
+
+
+players = seated_players()
+if not players:
+    st.info(tr("Type the players' names to use the timer.", lang))
+    st.stop()
+
+timer: TurnTimer | None = state.get(TIMER)
+if LENGTH not in st.session_state:  # the last setting, also when coming back from another page
+    st.session_state[LENGTH] = int(timer.turn_seconds or 0) if timer is not None else 60
+seconds = st.radio(tr("Turn length", lang), TURN_LENGTHS, key=LENGTH, format_func=length_label, horizontal=True)
+timer = configure(timer, players, seconds or None)
+state.put(TIMER, timer)
+
+
+def act(action) -> None:
+    """A button's callback: the new timer from the old one at this moment."""
+    state.put(TIMER, action(state.get(TIMER), time.monotonic()))
+
+
+@cache
+def beep_html() -> str:
+    data = base64.b64encode(beep_wav()).decode("ascii")
+    return f'<audio autoplay src="data:audio/wav;base64,{data}"></audio>'
+
+
+def countdown_html(timer: TurnTimer, left: float, up: bool) -> str:
+    state_class = "rk-timer-up" if up else ("" if timer.running else "rk-timer-paused")
+    return (
+        f'<div class="rk-timer {state_class}">'
+        f'<div class="rk-timer-player">{html.escape(timer.player)}</div>'
+        f'<div class="rk-clock">{clock_text(left)}</div></div>'
+    )
+
+
+if timer.turn_seconds is None:
+    ui.show_html(f'<div class="rk-timer"><div class="rk-timer-player">{html.escape(timer.player)}</div></div>')
+    st.info(tr("The timer is off: only whose turn it is is shown.", lang))
+    st.button(tr("Next player", lang), key="timer_next", type="primary", width="stretch", on_click=act, args=(next_turn,))
+    st.stop()
+
+c1, c2, c3 = st.columns(3)
+c1.button(tr("Start", lang), key="timer_start", width="stretch", disabled=timer.running, on_click=act, args=(start,))
+c2.button(tr("Pause", lang), key="timer_pause", width="stretch", disabled=not timer.running, on_click=act, args=(pause,))
+c3.button(tr("Next player", lang), key="timer_next", type="primary", width="stretch", on_click=act, args=(next_turn,))
+beep = st.toggle(tr("Beep when time is up", lang), value=True, key=BEEP)
+
+
+@st.fragment(run_every=1 if timer.running else None)
+def countdown() -> None:
+    """Only this part reruns each second while the clock runs."""
+    timer: TurnTimer = state.get(TIMER)
+    now = time.monotonic()
+    up = expired(timer, now)
+    ui.show_html(_CSS + countdown_html(timer, remaining(timer, now), up))
+    if up:
+        st.error(tr("Time is up: put the table back as it was and draw 3 tiles.", lang))
+        if beep and timer.running:
+            ui.show_html(beep_html())
+
+
+countdown()
