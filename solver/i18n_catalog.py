@@ -248,8 +248,9 @@ def _template(messages: Mapping[str, list[Occurrence]]):  # -> babel Catalog
     return catalog
 
 
-def _entries(catalog) -> list[tuple[str | None, str, list[tuple[str, int | None]]]]:
-    return [(m.context, m.id, sorted(m.locations)) for m in catalog if m.id]
+def _entries(catalog) -> list[tuple[str | None, str, list[str]]]:
+    """What the template says of each message (files only: line numbers are not written)."""
+    return [(m.context, m.id, sorted({path for path, _ in m.locations})) for m in catalog if m.id]
 
 
 def _read_po(path: Path, lang: str | None):
