@@ -15,7 +15,7 @@ def meld_label(meld: Meld, lang: str = DEFAULT_LANGUAGE) -> str:
     if meld.kind is MeldKind.RUN and not any(meld.joker_mask):
         first = meld.represented[0]
         numbers = " ".join(str(t.number) for t in meld.represented)
-        return f"[{colour_name(first, lang)} {numbers}]"
+        return f"[{colour_name(first, lang, plural=True)} {numbers}]"
     parts = []
     for tile, is_joker in zip(meld.represented, meld.joker_mask):
         if is_joker:
