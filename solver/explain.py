@@ -35,7 +35,8 @@ def _source_label(source: int, old_melds: Sequence[Meld], lang: str) -> str:
     return meld_label(old_melds[source], lang)
 
 
-def describe_step(step: Step, suggestion: Suggestion, old_melds: Sequence[Meld], lang: str = DEFAULT_LANGUAGE) -> str:
+def describe_step(step: Step, suggestion: Suggestion, lang: str = DEFAULT_LANGUAGE) -> str:
+    old_melds = suggestion.old_melds
     target = meld_label(suggestion.new_table[step.target].meld, lang)
     rack_tiles = tuple(t for s, ts in step.parts if s == RACK for t in ts)
     if step.kind is StepKind.LAY_DOWN:
@@ -73,16 +74,7 @@ def describe_steps(suggestion: Suggestion, lang: str = DEFAULT_LANGUAGE) -> list
     """Every step of the move in order, or the single instruction to draw."""
     if suggestion.action is Action.DRAW:
         return [tr("No legal move: draw a tile.", lang)]
-    old_melds = _old_melds(suggestion)
-    return [describe_step(s, suggestion, old_melds, lang) for s in suggestion.steps]
-
-
-def _old_melds(suggestion: Suggestion) -> tuple[Meld, ...]:
-    from .table import check_table, interpret_as_laid
-
-    table = suggestion.position.table
-    checks = check_table(table, suggestion.position.rules).melds
-    return tuple(interpret_as_laid(m, c) for m, c in zip(table, checks))
+    return [describe_step(s, suggestion, lang) for s in suggestion.steps]
 
 
 def problem_text(problem: Problem, lang: str = DEFAULT_LANGUAGE) -> str:

@@ -399,7 +399,7 @@ def _draw(
     position: Position, objective: Objective, old_melds: tuple[Meld, ...], optimal: bool = True
 ) -> Suggestion:
     table = tuple(NewMeld(m, (i,) * len(m), i, unchanged=True) for i, m in enumerate(old_melds))
-    return Suggestion(position, objective, Action.DRAW, (), table, (), len(old_melds), 0, 0, optimal)
+    return Suggestion(position, objective, Action.DRAW, (), table, (), len(old_melds), 0, 0, optimal, old_melds)
 
 
 def _assemble(position: Position, objective: Objective, problem: _Problem, outcome: _Outcome) -> Suggestion:
@@ -459,7 +459,7 @@ def _assemble(position: Position, objective: Objective, problem: _Problem, outco
     value = value_placed(dict(Counter(t.index for t in played)), joker_gain)
     return Suggestion(
         position, objective, Action.PLAY, played, table, build_steps(table, old_melds),
-        untouched, moved, value, outcome.optimal,
+        untouched, moved, value, outcome.optimal, old_melds,
     )
 
 

@@ -71,6 +71,8 @@ class Suggestion:
     tiles_moved: int
     value_placed: int
     optimal: bool
+    #: The old table as the solver read it (jokers' values as laid); sources index into it.
+    old_melds: tuple[Meld, ...]
 
     @property
     def tiles_placed(self) -> int:
