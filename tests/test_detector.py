@@ -8,7 +8,14 @@ import pytest
 
 from datasets.synth.scenes import compose_scene
 from vision.detections import Detections, box_iou, box_overlap
-from vision.detector import DEFAULT_WEIGHTS, DetectorNotFoundError, detect_tiles, load_detector, windows
+from vision.detector import (
+    DEFAULT_WEIGHTS,
+    DetectorNotFoundError,
+    detect_tiles,
+    drop_duplicates_and_fragments,
+    load_detector,
+    windows,
+)
 
 needs_weights = pytest.mark.skipif(
     not DEFAULT_WEIGHTS.is_file(), reason=f"shipped detector weights absent ({DEFAULT_WEIGHTS}); see models/detector.md"
@@ -71,6 +78,27 @@ def test_nms_keeps_best_and_drops_contained_fragments():
     kept = dets.nms(0.5, overlap_threshold=0.75)
     assert kept.confidences.tolist() == pytest.approx([0.9, 0.5])
     assert len(Detections.empty().nms()) == 0
+
+
+def _row_of_tiles(n: int, x0: float = 0.0) -> np.ndarray:
+    return np.array([[x0 + 12 * i, 0, x0 + 12 * i + 10, 14] for i in range(n)], np.float32)
+
+
+def test_duplicate_boxes_and_slivers_are_dropped_but_small_far_tiles_kept():
+    row = _row_of_tiles(6)
+    duplicate = [[0.5, 0.5, 10, 13]]  # most of tile 0 again (IoU < 0.7 would slip past plain NMS)
+    sliver = [[14, 4, 16, 7]]  # a digit-sized box inside tile 1
+    far = [[200, 0, 206, 8]]  # a tile a third of the median area (perspective): kept
+    boxes = np.concatenate([row, duplicate, sliver, far]).astype(np.float32)
+    confidences = [0.9] * 6 + [0.5, 0.6, 0.7]
+    kept = drop_duplicates_and_fragments(Detections(boxes, confidences))
+    assert kept.boxes.tolist() == np.concatenate([row, far]).tolist()
+
+
+def test_size_rule_needs_enough_sure_tiles():
+    boxes = np.concatenate([_row_of_tiles(2), [[40, 0, 42, 2]]]).astype(np.float32)
+    assert len(drop_duplicates_and_fragments(Detections(boxes, [0.9, 0.9, 0.9]))) == 3
+    assert len(drop_duplicates_and_fragments(Detections.empty())) == 0
 
 
 def test_windows_cover_the_image_with_overlap():

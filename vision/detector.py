@@ -27,7 +27,7 @@ import numpy as np
 from vision import yolo_env
 from vision.detections import Detections
 
-__all__ = ["detect_tiles", "load_detector", "DetectorNotFoundError", "DEFAULT_WEIGHTS", "TARGET_TILE_PX", "windows"]
+__all__ = ["detect_tiles", "drop_duplicates_and_fragments", "load_detector", "DetectorNotFoundError", "DEFAULT_WEIGHTS", "TARGET_TILE_PX", "windows"]
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "detector.pt"
 #: Tile height (pixels in the network input) below which the detector starts to miss tiles.
@@ -38,6 +38,9 @@ _SURE_CONF = 0.25
 _MERGE_IOU = 0.5
 _MERGE_OVERLAP = 0.75
 _TILING_MODES = ("auto", "never", "always")
+#: A box under this share of the median tile area is a fragment (see drop_duplicates_and_fragments).
+FRAGMENT_AREA = 0.1
+_MIN_TILES_FOR_SIZE = 5
 
 
 class DetectorNotFoundError(FileNotFoundError):
@@ -100,6 +103,21 @@ def _inner_edge_mask(dets: Detections, window: tuple[int, int, int, int], width:
     return keep
 
 
+def drop_duplicates_and_fragments(dets: Detections) -> Detections:
+    """Keep one box per tile: drop a box lying mostly inside a more confident one, and slivers.
+
+    The detector's own NMS (IoU 0.7) lets through a second box that covers most of the same tile
+    (and tiled passes add half-tile boxes at window borders). A box whose area is under
+    :data:`FRAGMENT_AREA` of the photo's median tile is a digit or an edge, not a tile: perspective
+    in a photo of one table or rack changes a tile's area far less than tenfold.
+    """
+    dets = dets.nms(_MERGE_IOU, _MERGE_OVERLAP)
+    sure = dets.with_min_confidence(_SURE_CONF)
+    if len(sure) < _MIN_TILES_FOR_SIZE:
+        return dets
+    return dets[dets.areas >= FRAGMENT_AREA * float(np.median(sure.areas))]
+
+
 def detect_tiles(
     image: np.ndarray,
     *,
@@ -120,16 +138,16 @@ def detect_tiles(
     found = _predict(model, [image], imgsz, conf)[0]
     scale = imgsz / max(height, width)  # network input pixels per photo pixel
     if tiling == "never" or scale >= 1.0:
-        return found
+        return drop_duplicates_and_fragments(found)
     sure = found.with_min_confidence(max(conf, _SURE_CONF))  # judge tile size on confident boxes only
     median_h = float(np.median(np.minimum(sure.heights, sure.widths) * 1.4)) if len(sure) else 0.0
     small = len(sure) == 0 or median_h * scale < SMALL_TILE_PX
     if tiling == "auto" and not small:
-        return found
+        return drop_duplicates_and_fragments(found)
     tile_px = median_h if len(sure) else max(height, width) / 25.0
     size = int(np.clip(imgsz * tile_px / TARGET_TILE_PX, imgsz, max(height, width)))
     if size >= max(height, width):
-        return found
+        return drop_duplicates_and_fragments(found)
     overlap = int(min(size * 0.5, tile_px * 1.6))
     parts = [found]
     boxes = windows(width, height, size, overlap)
@@ -137,4 +155,4 @@ def detect_tiles(
     for window, dets in zip(boxes, _predict(model, crops, imgsz, conf)):
         shifted = dets.shifted(window[0], window[1])
         parts.append(shifted[_inner_edge_mask(shifted, window, width, height)])
-    return Detections.concat(parts).nms(_MERGE_IOU, _MERGE_OVERLAP)
+    return drop_duplicates_and_fragments(Detections.concat(parts))

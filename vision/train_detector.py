@@ -1,7 +1,10 @@
 """Train the one-class tile detector: real photos (classes collapsed to ``tile``) plus synthetic scenes.
 
 ``python -m vision.train detector [--config datasets/configs/detector.yaml] [--work DIR]
-[--epochs N] [--imgsz N] [--export models/detector.pt]``
+[--epochs N] [--imgsz N] [--init WEIGHTS.pt] [--export models/detector.pt]``
+
+``--init`` fine-tunes a trained checkpoint (the shipped model is trained in two stages, see
+``models/detector.md``) instead of starting from the architecture yaml.
 
 Steps, all reproducible from the config file and its seeds:
 
@@ -167,6 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--imgsz", type=int)
     parser.add_argument("--batch", type=int)
     parser.add_argument("--time", type=float, help="wall-clock budget in hours (ultralytics fits the epochs to it)")
+    parser.add_argument("--init", type=Path, help="start from these weights (e.g. models/detector.pt) instead of the model yaml")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--export", type=Path, help="copy the best checkpoint here, e.g. models/detector.pt")
     args = parser.parse_args(argv)
@@ -178,6 +182,10 @@ def main(argv: list[str] | None = None) -> int:
             config["real"] = None
         if args.synthetic_count is not None:
             config["synthetic"] = {**(config.get("synthetic") or {}), "count": args.synthetic_count}
+        if args.init is not None:
+            if not args.init.is_file():
+                raise TrainingConfigError(f"initial weights not found: {args.init}")
+            config["model"] = str(args.init.resolve())
         if args.synthetic_dir is not None:
             config["synthetic"] = {**(config.get("synthetic") or {}), "dir": str(args.synthetic_dir.resolve())}
         best = train(
