@@ -54,8 +54,14 @@ FORWARDERS = (
     Forwarder("EditError", 0, "message"),
     Forwarder("PhotoError", 0, "message"),
     Forwarder("ImageError", 0, "message"),
+    Forwarder("Message", 0, "template"),
+    # Every subclass of solver.i18n.TranslatableError (tests/test_i18n.py checks the list).
     Forwarder("ScoringError", 0, "message"),
     Forwarder("RulesError", 0, "message"),
+    Forwarder("ImpossibleStateError", 0, "message"),
+    Forwarder("StorageError", 0, "message"),
+    Forwarder("NotFoundError", 0, "message"),
+    Forwarder("CodecError", 0, "message"),
 )
 
 

@@ -11,6 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterable
 
+from .i18n import Message, TranslatableError
 from .tiles import JOKER, Tile
 
 
@@ -28,19 +29,28 @@ class PoolOutScoring(enum.Enum):
 class UnmeldedScoring(enum.Enum):
     """How a player who never made the initial meld is scored at the end of a round."""
 
+    #: No difference: they pay (or win) like every other player.
     LIKE_OTHERS = "like-others"
+    #: Pressman: their rack total is added to each other player's score. To keep the round
+    #: zero-sum they pay that total to every other player (so n-1 times), they cannot win the
+    #: round, and the ordinary scoring runs among the players who did meld.
+    PAYS_EACH_PLAYER = "pays-each-player"
 
 
-class RulesError(ValueError):
+class RulesError(TranslatableError, ValueError):
     """A rule set is inconsistent (e.g. a threshold below zero)."""
 
 
-class ImpossibleStateError(ValueError):
-    """The tiles described cannot exist in one game under the rule set (e.g. three red 7s)."""
+class ImpossibleStateError(TranslatableError, ValueError):
+    """The tiles described cannot exist in one game under the rule set (e.g. three red 7s).
 
-    def __init__(self, message: str, tiles: tuple[Tile, ...] = ()) -> None:
-        super().__init__(message)
-        self.tiles = tiles
+    ``tiles`` are the tiles with too many copies; a ``{tiles}`` placeholder in the message
+    shows them in the reader's language.
+    """
+
+    def __init__(self, message: str, tiles: tuple[Tile, ...] = (), **params: object) -> None:
+        super().__init__(message, tiles=tuple(tiles), **params)
+        self.tiles = tuple(tiles)
 
 
 @dataclass(frozen=True)
@@ -69,6 +79,8 @@ class RuleSet:
             raise RulesError("a meld has at least 2 tiles")
         if self.initial_meld_threshold < 0:
             raise RulesError("the initial meld threshold cannot be negative")
+        if self.joker_penalty < 0:
+            raise RulesError("a joker left on a rack cannot cost negative points")
         if self.starting_tiles < 1:
             raise RulesError("players start with at least one tile")
         if self.wrap_around:
@@ -90,15 +102,47 @@ class RuleSet:
         return replace(self, **changes)  # type: ignore[arg-type]
 
 
+    def named(self, name: str) -> "RuleSet":
+        """The same rules under another name (names never change what the rules do)."""
+        return replace(self, name=name)
+
+
 STANDARD = RuleSet()
 
+#: Named rule sets. The first two follow rulebooks (see the README's "Rules and variants"):
+#: the Pressman 1998 American rules, and the European boxes' rule that the initial meld is
+#: made without jokers. The others change one setting each. The keys are stored with every
+#: game and accepted by ``--rules``: never rename one.
 PRESETS: dict[str, RuleSet] = {
     "standard": STANDARD,
+    "pressman-1998": RuleSet(unmelded_scoring=UnmeldedScoring.PAYS_EACH_PLAYER, name="pressman-1998"),
+    "european": RuleSet(jokers_in_initial_meld=False, name="european"),
     "opening-50": RuleSet(initial_meld_threshold=50, name="opening-50"),
     "four-jokers": RuleSet(jokers=4, name="four-jokers"),
     "sixteen-tiles": RuleSet(starting_tiles=16, name="sixteen-tiles"),
     "no-joker-opening": RuleSet(jokers_in_initial_meld=False, name="no-joker-opening"),
+    "repeated-colours": RuleSet(group_colours_distinct=False, name="repeated-colours"),
 }
+
+#: The name of rules that match no preset.
+CUSTOM = "custom"
+
+
+def preset_for(rules: RuleSet) -> str:
+    """The first preset that plays and scores exactly like ``rules``, else :data:`CUSTOM`."""
+    if rules.name in PRESETS and PRESETS[rules.name] == rules:
+        return rules.name
+    return next((name for name, preset in PRESETS.items() if preset == rules), CUSTOM)
+
+
+def preset(name: str) -> RuleSet:
+    """The preset called ``name``; :class:`RulesError` names the known ones otherwise."""
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise RulesError(
+            "unknown rule preset {name!r} (known: {known})", name=name, known=", ".join(PRESETS)
+        ) from None
 
 
 def check_tile_limits(tiles: Iterable[Tile], rules: RuleSet = STANDARD) -> None:
@@ -108,11 +152,15 @@ def check_tile_limits(tiles: Iterable[Tile], rules: RuleSet = STANDARD) -> None:
         (t for t, n in counts.items() if n > rules.max_count(t)), key=lambda t: t.index
     )
     if excess:
-        detail = ", ".join(f"{counts[t]}x {t.name} (max {rules.max_count(t)})" for t in excess)
-        raise ImpossibleStateError(f"more copies than the game has: {detail}", tuple(excess))
+        detail = tuple(
+            Message("{count}x {tile} (max {max})", {"count": counts[t], "tile": t, "max": rules.max_count(t)})
+            for t in excess
+        )
+        raise ImpossibleStateError("more copies than the game has: {detail}", tuple(excess), detail=detail)
 
 
 __all__ = [
+    "CUSTOM",
     "ImpossibleStateError",
     "JOKER",
     "PRESETS",
@@ -122,4 +170,6 @@ __all__ = [
     "STANDARD",
     "UnmeldedScoring",
     "check_tile_limits",
+    "preset",
+    "preset_for",
 ]

@@ -22,8 +22,18 @@ integer remainder goes one point each to the tied winners in seating order (the 
 racks were given). So scores stay integers and the round still sums to zero. When every
 player ties, nobody pays and everyone scores 0.
 
-Players who never made the initial meld are scored like the others
-(:data:`UnmeldedScoring.LIKE_OTHERS`, the only variant so far).
+Players who never made the initial meld (``PlayerRack.made_initial_meld`` false), per rule
+set (see :class:`solver.rules.UnmeldedScoring`):
+
+* **LIKE_OTHERS** (default) - scored exactly like the others.
+* **PAYS_EACH_PLAYER** (Pressman) - their rack total is added to each other player's score.
+  So that the round still sums to zero, they pay that total to *every* other player (they
+  score minus ``(players - 1) x total``) and do not take part in the ordinary scoring: they
+  cannot win, and the winner and the payments above are worked out among the players who
+  did meld. The player who went out has melded by definition, whatever their flag says.
+  When nobody melded (pool exhausted), nobody wins and only these payments are made.
+
+Errors are :class:`solver.i18n.TranslatableError`: the CLI and the app show them translated.
 """
 
 from __future__ import annotations
@@ -31,11 +41,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
+from .i18n import TranslatableError
 from .rules import STANDARD, ImpossibleStateError, PoolOutScoring, RuleSet, UnmeldedScoring, check_tile_limits
 from .tiles import Tile
 
 
-class ScoringError(ValueError):
+class ScoringError(TranslatableError, ValueError):
     """A round or score sheet that cannot be scored as described (the message says why)."""
 
 
@@ -89,7 +100,7 @@ class RoundResult:
         object.__setattr__(self, "scores", tuple(self.scores))
         balance = sum(s.score for s in self.scores)
         if balance != 0:
-            raise ScoringError(f"a round must sum to zero, these scores sum to {balance}")
+            raise ScoringError("a round must sum to zero, these scores sum to {balance}", balance=balance)
 
     @property
     def winners(self) -> tuple[str, ...]:
@@ -121,31 +132,54 @@ def score_round(
     racks = tuple(racks)
     _check_players([r.name for r in racks])
     _check_racks(racks, rules)
-    if rules.unmelded_scoring is not UnmeldedScoring.LIKE_OTHERS:  # pragma: no cover - one variant today
-        raise ScoringError(f"unsupported unmelded scoring: {rules.unmelded_scoring}")
     totals = [rack_total(r.tiles, rules) for r in racks]
     if isinstance(outcome, WentOut):
         winners, payments = _went_out(racks, totals, outcome)
     elif isinstance(outcome, PoolExhausted):
-        winners, payments = _pool_exhausted(racks, totals, rules.pool_out_scoring)
+        winners, payments = (), []
     else:
-        raise ScoringError(f"unknown round outcome: {outcome!r}")
+        raise ScoringError("unknown round outcome: {outcome}", outcome=repr(outcome))
+    counted = _ordinary_players(racks, winners, rules.unmelded_scoring)
+    if isinstance(outcome, PoolExhausted):
+        winners, payments = _pool_exhausted(racks, totals, rules.pool_out_scoring, counted)
+    payments = [p if i in counted else 0 for i, p in enumerate(payments)]
     gains = _split_pot(sum(payments), winners, len(racks))
+    extra = _unmelded_payments(totals, counted)
     scores = tuple(
-        PlayerScore(r.name, r.tiles, total, gains[i] - payments[i], i in winners)
+        PlayerScore(r.name, r.tiles, total, gains[i] - payments[i] + extra[i], i in winners)
         for i, (r, total) in enumerate(zip(racks, totals))
     )
     return RoundResult(outcome, scores, rules)
 
 
+def _ordinary_players(
+    racks: Sequence[PlayerRack], went_out: Iterable[int], variant: UnmeldedScoring
+) -> frozenset[int]:
+    """Seats scored the ordinary way: everyone, or (Pressman) those who melded or went out."""
+    if variant is UnmeldedScoring.LIKE_OTHERS:
+        return frozenset(range(len(racks)))
+    return frozenset(i for i, r in enumerate(racks) if r.made_initial_meld) | frozenset(went_out)
+
+
+def _unmelded_payments(totals: Sequence[int], counted: frozenset[int]) -> list[int]:
+    """Each player's net from the unmelded players' payments: every seat outside ``counted``
+    pays its rack total to each other seat (zero-sum by construction)."""
+    unmelded = [i for i in range(len(totals)) if i not in counted]
+    paid = sum(totals[i] for i in unmelded)
+    return [
+        paid - totals[i] - (len(totals) - 1) * totals[i] if i in unmelded else paid
+        for i in range(len(totals))
+    ]
+
+
 def _check_players(names: Sequence[str]) -> None:
     if len(names) < 2:
-        raise ScoringError(f"a round needs at least 2 players, got {len(names)}")
+        raise ScoringError("a round needs at least 2 players, got {count}", count=len(names))
     if any(not n.strip() for n in names):
         raise ScoringError("every player needs a name")
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:
-        raise ScoringError(f"duplicate player names: {', '.join(duplicates)}")
+        raise ScoringError("duplicate player names: {names}", names=", ".join(duplicates))
 
 
 def _check_racks(racks: Sequence[PlayerRack], rules: RuleSet) -> None:
@@ -153,11 +187,11 @@ def _check_racks(racks: Sequence[PlayerRack], rules: RuleSet) -> None:
         try:
             check_tile_limits(rack.tiles, rules)
         except ImpossibleStateError as err:
-            raise ScoringError(f"{rack.name}'s rack is impossible: {err}") from err
+            raise ScoringError("{name}'s rack is impossible: {reason}", name=rack.name, reason=err) from err
     try:
         check_tile_limits((t for r in racks for t in r.tiles), rules)
     except ImpossibleStateError as err:
-        raise ScoringError(f"the racks together are impossible: {err}") from err
+        raise ScoringError("the racks together are impossible: {reason}", reason=err) from err
 
 
 def _went_out(
@@ -165,27 +199,30 @@ def _went_out(
 ) -> tuple[frozenset[int], list[int]]:
     names = [r.name for r in racks]
     if outcome.player not in names:
-        raise ScoringError(f"{outcome.player!r} went out but is not a player of this round")
+        raise ScoringError("{name!r} went out but is not a player of this round", name=outcome.player)
     winner = names.index(outcome.player)
     if racks[winner].tiles:
         raise ScoringError(
-            f"{outcome.player} went out but still holds {len(racks[winner].tiles)} tile(s)"
+            "{name} went out but still holds {count} tile(s)", name=outcome.player, count=len(racks[winner].tiles)
         )
     return frozenset({winner}), [0 if i == winner else t for i, t in enumerate(totals)]
 
 
 def _pool_exhausted(
-    racks: Sequence[PlayerRack], totals: Sequence[int], variant: PoolOutScoring
+    racks: Sequence[PlayerRack], totals: Sequence[int], variant: PoolOutScoring, counted: frozenset[int]
 ) -> tuple[frozenset[int], list[int]]:
+    """Winners and payments among the ``counted`` seats (the others pay nothing here)."""
+    if not counted:
+        return frozenset(), [0] * len(racks)
     key: Callable[[int], object]
     if variant is PoolOutScoring.FEWEST_TILES:
         key = lambda i: (len(racks[i].tiles), totals[i])  # noqa: E731
     else:
         key = lambda i: totals[i]  # noqa: E731
-    best = min(key(i) for i in range(len(racks)))
-    winners = frozenset(i for i in range(len(racks)) if key(i) == best)
+    best = min(key(i) for i in counted)
+    winners = frozenset(i for i in counted if key(i) == best)
     if variant is PoolOutScoring.LOWEST_TOTAL_PAYS_DIFFERENCE:
-        floor = min(totals)
+        floor = min(totals[i] for i in counted)
         payments = [0 if i in winners else t - floor for i, t in enumerate(totals)]
     else:
         payments = [0 if i in winners else t for i, t in enumerate(totals)]
@@ -194,6 +231,8 @@ def _pool_exhausted(
 
 def _split_pot(pot: int, winners: frozenset[int], players: int) -> list[int]:
     """Each winner's share of ``pot``: even split, remainder one each in seating order."""
+    if not winners:
+        return [0] * players
     share, remainder = divmod(pot, len(winners))
     gains = [0] * players
     for rank, i in enumerate(sorted(winners)):
@@ -251,13 +290,13 @@ class ScoreSheet:
     def _check_round(self, result: RoundResult) -> None:
         if sorted(result.players) != sorted(self.players):
             raise ScoringError(
-                f"round players {', '.join(result.players)} differ from the sheet's "
-                f"{', '.join(self.players)}"
+                "round players {round} differ from the sheet's {sheet}",
+                round=", ".join(result.players), sheet=", ".join(self.players),
             )
 
     def _check_index(self, index: int) -> None:
         if not 0 <= index < len(self.rounds):
-            raise ScoringError(f"no round {index} on a sheet of {len(self.rounds)} round(s)")
+            raise ScoringError("no round {index} on a sheet of {count} round(s)", index=index, count=len(self.rounds))
 
 
 __all__ = [
