@@ -15,11 +15,14 @@ Commands::
     rummikub check --table "r4 r5 r6 | k5 j" [--json] [--lang en] [rule options]
     rummikub read PHOTO [--kind table|rack] [--annotated OUT.jpg] [--json] [--lang en] [rule options]
     rummikub score --players Ann Bob Cid (--out Ann | --pool-exhausted)
-                   --rack Bob="r5 k3" --rack Cid="j" [--json] [--lang en] [rule options]
-                   [--joker-penalty N] [--pool-scoring VARIANT]
+                   --rack Bob="r5 k3" --rack Cid="j" [--not-melded Cid] [--json] [--lang en]
+                   [rule options]
 
-Rule options: ``--rules PRESET`` (a name from :data:`solver.rules.PRESETS`), then
-``--threshold N`` (initial meld points) and ``--jokers N`` override that preset.
+Rule options (every command): ``--rules PRESET`` (a name from :data:`solver.rules.PRESETS`),
+then each switch overrides that preset: ``--threshold N`` (initial meld points),
+``--jokers N``, ``--starting-tiles N``, ``--joker-penalty N``, ``--joker-in-opening`` /
+``--no-joker-in-opening``, ``--distinct-group-colours`` / ``--repeated-group-colours``,
+``--pool-out MODE`` (alias ``--pool-scoring``) and ``--unmelded MODE``.
 
 Exit status: 0 success (``check``: every meld valid); 1 ``check`` found an invalid meld;
 2 bad input (usage, tile notation, impossible tiles, rules, round description).
@@ -65,10 +68,12 @@ With a photo, ``solve`` adds ``"readings": {"table"|"rack": <read JSON>}``.
     {"outcome": "went-out" | "pool-exhausted",
      "went_out": name | null,
      "pool_scoring": "lowest-total-difference" | "fewest-tiles" | "lowest-total-own-rack",
-     "rules": preset name,
+     "unmelded_scoring": "like-others" | "pays-each-player",
+     "rules": preset name | "custom",
      "winners": [name, ...],
      "players": [{"name": name, "rack": [tile, ...], "rack_total": int,
-                  "score": int, "winner": bool}]}   # in --players order
+                  "score": int, "winner": bool,
+                  "made_initial_meld": bool}]}   # in --players order
 """
 
 from __future__ import annotations
@@ -79,10 +84,19 @@ import sys
 from typing import Callable, Sequence
 
 from solver.explain import describe_steps, problem_text
-from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES, tile_label, tr
+from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES, error_text, tile_label, tr
 from solver.melds import MeldCheck
 from solver.model import solve
-from solver.rules import PRESETS, ImpossibleStateError, PoolOutScoring, RuleSet, RulesError
+from solver.rules import (
+    PRESETS,
+    ImpossibleStateError,
+    PoolOutScoring,
+    RuleSet,
+    RulesError,
+    UnmeldedScoring,
+    preset,
+    preset_for,
+)
 from solver.scoring import (
     Outcome,
     PlayerRack,
@@ -96,6 +110,8 @@ from solver.state import Objective, Position
 from solver.suggestion import RACK, Action, NewMeld, Suggestion
 from solver.table import InvalidTableError, TableCheck, check_table
 from solver.tiles import NotationError, Tile, parse_melds, parse_tiles
+
+from .rules_text import pool_label, preset_label, rules_summary, unmelded_label
 
 EXIT_OK = 0
 EXIT_INVALID_TABLE = 1
@@ -137,14 +153,51 @@ def _common_options() -> argparse.ArgumentParser:
 
 
 def _add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """``--rules PRESET`` and one switch per setting; a switch given overrides the preset."""
     group = parser.add_argument_group(tr("rules"))
+    presets = "; ".join(f"{name}: {preset_label(name)}" for name in PRESETS)
     group.add_argument(
-        "--rules", choices=sorted(PRESETS), default="standard", help=tr("rule preset (default: standard)")
+        "--rules", choices=list(PRESETS), default="standard", metavar="PRESET",
+        help=tr("rule preset (default: standard): {presets}", presets=presets),
     )
     group.add_argument(
         "--threshold", type=_non_negative, metavar="N", help=tr("points needed for the initial meld")
     )
     group.add_argument("--jokers", type=_non_negative, metavar="N", help=tr("jokers in the game"))
+    group.add_argument(
+        "--starting-tiles", type=_non_negative, metavar="N", help=tr("tiles each player starts with")
+    )
+    group.add_argument(
+        "--joker-penalty", type=_non_negative, metavar="N", help=tr("points a joker left on a rack costs")
+    )
+    opening = group.add_mutually_exclusive_group()
+    opening.add_argument(
+        "--joker-in-opening", dest="jokers_in_initial_meld", action="store_const", const=True,
+        help=tr("jokers may be used in the initial meld"),
+    )
+    opening.add_argument(
+        "--no-joker-in-opening", dest="jokers_in_initial_meld", action="store_const", const=False,
+        help=tr("no jokers in the initial meld"),
+    )
+    colours = group.add_mutually_exclusive_group()
+    colours.add_argument(
+        "--distinct-group-colours", dest="group_colours_distinct", action="store_const", const=True,
+        help=tr("every tile of a group has its own colour"),
+    )
+    colours.add_argument(
+        "--repeated-group-colours", dest="group_colours_distinct", action="store_const", const=False,
+        help=tr("a group may repeat a colour"),
+    )
+    group.add_argument(
+        "--pool-out", "--pool-scoring", dest="pool_out", choices=[v.value for v in PoolOutScoring], metavar="MODE",
+        help=tr("who wins and who pays when the pool is exhausted: {modes}",
+                modes="; ".join(f"{v.value}: {pool_label(v)}" for v in PoolOutScoring)),
+    )
+    group.add_argument(
+        "--unmelded", choices=[v.value for v in UnmeldedScoring], metavar="MODE",
+        help=tr("how a player who never made the initial meld is scored: {modes}",
+                modes="; ".join(f"{v.value}: {unmelded_label(v)}" for v in UnmeldedScoring)),
+    )
 
 
 def _add_solve(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -189,12 +242,11 @@ def _add_score(commands: argparse._SubParsersAction, common: argparse.ArgumentPa
         "--rack", action="append", type=_named_rack, default=[], metavar='NAME="TILES"',
         help=tr('tiles left on a player\'s rack; one per player except who went out ("" for none)'),
     )
-    _add_rule_options(cmd)
-    cmd.add_argument("--joker-penalty", type=_non_negative, metavar="N", help=tr("points a joker left on a rack costs"))
     cmd.add_argument(
-        "--pool-scoring", choices=[v.value for v in PoolOutScoring],
-        help=tr("who wins and who pays when the pool is exhausted"),
+        "--not-melded", nargs="+", default=[], metavar="NAME",
+        help=tr("players who never made the initial meld (matters with --unmelded pays-each-player)"),
     )
+    _add_rule_options(cmd)
     cmd.set_defaults(handler=_run_score)
 
 
@@ -216,18 +268,20 @@ def _named_rack(text: str) -> tuple[str, str]:
 
 
 def rules_from(args: argparse.Namespace) -> RuleSet:
-    """The preset named by ``--rules`` with the individual switches applied on top."""
+    """The preset named by ``--rules`` with the individual switches applied on top; named
+    after the preset they then match ("custom" when none)."""
     overrides = {
         "initial_meld_threshold": args.threshold,
         "jokers": args.jokers,
-        "joker_penalty": getattr(args, "joker_penalty", None),
-        "pool_out_scoring": _pool_scoring(getattr(args, "pool_scoring", None)),
+        "starting_tiles": args.starting_tiles,
+        "joker_penalty": args.joker_penalty,
+        "jokers_in_initial_meld": args.jokers_in_initial_meld,
+        "group_colours_distinct": args.group_colours_distinct,
+        "pool_out_scoring": None if args.pool_out is None else PoolOutScoring(args.pool_out),
+        "unmelded_scoring": None if args.unmelded is None else UnmeldedScoring(args.unmelded),
     }
-    return PRESETS[args.rules].with_(**{k: v for k, v in overrides.items() if v is not None})
-
-
-def _pool_scoring(value: str | None) -> PoolOutScoring | None:
-    return None if value is None else PoolOutScoring(value)
+    rules = preset(args.rules).with_(**{k: v for k, v in overrides.items() if v is not None})
+    return rules.named(preset_for(rules))
 
 
 # --- main --------------------------------------------------------------------------------
@@ -261,10 +315,10 @@ def describe_error(err: Exception, lang: str = DEFAULT_LANGUAGE) -> str:
     if isinstance(err, InvalidTableError):
         return _invalid_table(err.check, lang)
     if isinstance(err, RulesError):
-        return tr("invalid rules: {reason}", lang, reason=str(err))
+        return tr("invalid rules: {reason}", lang, reason=error_text(err, lang))
     if isinstance(err, ScoringError):
-        return tr("cannot score this round: {reason}", lang, reason=str(err))
-    return str(err)
+        return tr("cannot score this round: {reason}", lang, reason=error_text(err, lang))
+    return error_text(err, lang)
 
 
 def _impossible(err: ImpossibleStateError, lang: str) -> str:
@@ -337,8 +391,9 @@ def _new_meld_json(new: NewMeld) -> dict[str, object]:
 
 
 def solve_text(suggestion: Suggestion, steps: Sequence[str], lang: str) -> str:
+    rules = rules_summary(suggestion.position.rules, lang)
     if suggestion.action is Action.DRAW:
-        return tr("No legal move: draw a tile.", lang)
+        return "\n".join([tr("No legal move: draw a tile.", lang), rules])
     lines = [
         tr(
             "Play {count} tile(s) worth {value} points: {tiles}",
@@ -364,6 +419,7 @@ def solve_text(suggestion: Suggestion, steps: Sequence[str], lang: str) -> str:
     ]
     if not suggestion.optimal:
         lines.append(tr("The solver hit its time limit: this move may not be the best.", lang))
+    lines.append(rules)
     return "\n".join(lines)
 
 
@@ -455,18 +511,27 @@ def _sorted(tiles: frozenset[Tile]) -> list[Tile]:
 def _run_score(args: argparse.Namespace) -> int:
     rules = rules_from(args)
     outcome: Outcome = PoolExhausted() if args.pool_exhausted else WentOut(args.out)
-    result = score_round(racks_from(args.players, args.rack, outcome, args.lang), outcome, rules)
+    racks = racks_from(args.players, args.rack, outcome, args.lang, not_melded=args.not_melded)
+    result = score_round(racks, outcome, rules)
     if args.json:
-        _emit_json(score_json(result))
+        _emit_json(score_json(result, racks))
     else:
-        _emit(score_text(result, args.lang))
+        _emit(score_text(result, args.lang, racks))
     return EXIT_OK
 
 
 def racks_from(
-    players: Sequence[str], named: Sequence[tuple[str, str]], outcome: Outcome, lang: str = DEFAULT_LANGUAGE
+    players: Sequence[str], named: Sequence[tuple[str, str]], outcome: Outcome, lang: str = DEFAULT_LANGUAGE,
+    not_melded: Sequence[str] = (),
 ) -> list[PlayerRack]:
-    """One rack per player from ``--rack NAME=TILES``; only who went out may omit theirs."""
+    """One rack per player from ``--rack NAME=TILES``; only who went out may omit theirs.
+    ``not_melded``: the players who never made the initial meld (not who went out)."""
+    out = outcome.player if isinstance(outcome, WentOut) else None
+    for name in not_melded:
+        if name not in players:
+            raise CliInputError(tr("--not-melded {name}, who is not in --players", lang, name=name))
+        if name == out:
+            raise CliInputError(tr("{name} went out, so they made the initial meld", lang, name=name))
     given: dict[str, tuple[Tile, ...]] = {}
     for name, text in named:
         if name not in players:
@@ -474,21 +539,22 @@ def racks_from(
         if name in given:
             raise CliInputError(tr("two --rack options for {name}", lang, name=name))
         given[name] = parse_tiles(text)
-    out = outcome.player if isinstance(outcome, WentOut) else None
     missing = [p for p in players if p not in given and p != out]
     if missing:
         raise CliInputError(
             tr('no --rack for {names} (use --rack NAME="" for an empty rack)', lang, names=", ".join(missing))
         )
-    return [PlayerRack(p, given.get(p, ())) for p in players]
+    return [PlayerRack(p, given.get(p, ()), p not in not_melded) for p in players]
 
 
-def score_json(result: RoundResult) -> dict[str, object]:
+def score_json(result: RoundResult, racks: Sequence[PlayerRack] = ()) -> dict[str, object]:
     outcome = result.outcome
+    melded = {r.name: r.made_initial_meld for r in racks}
     return {
         "outcome": "went-out" if isinstance(outcome, WentOut) else "pool-exhausted",
         "went_out": outcome.player if isinstance(outcome, WentOut) else None,
         "pool_scoring": result.rules.pool_out_scoring.value,
+        "unmelded_scoring": result.rules.unmelded_scoring.value,
         "rules": result.rules.name,
         "winners": list(result.winners),
         "players": [
@@ -498,18 +564,19 @@ def score_json(result: RoundResult) -> dict[str, object]:
                 "rack_total": s.rack_total,
                 "score": s.score,
                 "winner": s.winner,
+                "made_initial_meld": melded.get(s.name, True),
             }
             for s in result.scores
         ],
     }
 
 
-def score_text(result: RoundResult, lang: str) -> str:
+def score_text(result: RoundResult, lang: str, racks: Sequence[PlayerRack] = ()) -> str:
     outcome = result.outcome
     if isinstance(outcome, WentOut):
         header = tr("{name} went out.", lang, name=outcome.player)
     else:
-        header = tr("Pool exhausted ({variant}).", lang, variant=_pool_text(result.rules.pool_out_scoring, lang))
+        header = tr("Pool exhausted ({variant}).", lang, variant=pool_label(result.rules.pool_out_scoring, lang))
     titles = (tr("Player", lang), tr("Rack", lang), tr("Total", lang), tr("Score", lang))
     rows = [
         (s.name, _label_list(s.tiles, lang) or "-", str(s.rack_total), f"{s.score:+d}")
@@ -524,19 +591,17 @@ def score_text(result: RoundResult, lang: str) -> str:
                 for col, (cell, width) in enumerate(zip(row, widths))
             ).rstrip()
         )
-    lines += ["", tr("Winner(s): {names}", lang, names=", ".join(result.winners))]
+    lines += [""]
+    if result.rules.unmelded_scoring is UnmeldedScoring.PAYS_EACH_PLAYER:
+        lines += [
+            tr("{name} never made the initial meld: pays {points} to each other player.", lang,
+               name=r.name, points=result.by_name[r.name].rack_total)
+            for r in racks
+            if not r.made_initial_meld and r.name not in result.winners
+        ]
+    winners = ", ".join(result.winners) if result.winners else tr("nobody", lang)
+    lines += [tr("Winner(s): {names}", lang, names=winners), rules_summary(result.rules, lang)]
     return "\n".join(lines)
-
-
-def _pool_text(variant: PoolOutScoring, lang: str) -> str:
-    texts = {
-        PoolOutScoring.LOWEST_TOTAL_PAYS_DIFFERENCE: tr(
-            "lowest total wins, the others pay the difference", lang
-        ),
-        PoolOutScoring.FEWEST_TILES: tr("fewest tiles wins, the others pay their rack", lang),
-        PoolOutScoring.LOWEST_TOTAL_OWN_RACK: tr("lowest total wins, the others pay their rack", lang),
-    }
-    return texts[variant]
 
 
 # --- photos: read, and solve --table-photo/--rack-photo -------------------------------------

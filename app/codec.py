@@ -13,13 +13,13 @@ import enum
 import io
 from typing import Any
 
-from solver.i18n import DEFAULT_LANGUAGE, tr
+from solver.i18n import DEFAULT_LANGUAGE, TranslatableError, tr
 from solver.rules import STANDARD, RuleSet
 from solver.scoring import PlayerRack, PlayerScore, PoolExhausted, RoundResult, ScoreSheet, WentOut
 from solver.tiles import format_tiles, parse_tiles
 
 
-class CodecError(ValueError):
+class CodecError(TranslatableError, ValueError):
     """Stored data that does not describe a rule set or a round (a damaged or foreign row)."""
 
 
@@ -44,7 +44,7 @@ def rules_from_dict(data: dict[str, Any]) -> RuleSet:
             kwargs[f.name] = type(default)(value) if isinstance(default, enum.Enum) else value
         return RuleSet(**kwargs)
     except (TypeError, ValueError) as err:
-        raise CodecError(f"stored rules are not a rule set: {err}") from err
+        raise CodecError("stored rules are not a rule set: {reason}", reason=err) from err
 
 
 def outcome_to_dict(outcome: WentOut | PoolExhausted) -> dict[str, Any]:
@@ -59,7 +59,7 @@ def outcome_from_dict(data: dict[str, Any]) -> WentOut | PoolExhausted:
         return WentOut(str(data["player"]))
     if kind == "pool-exhausted":
         return PoolExhausted()
-    raise CodecError(f"unknown round outcome: {kind!r}")
+    raise CodecError("unknown round outcome: {kind!r}", kind=kind)
 
 
 def round_to_dict(racks: tuple[PlayerRack, ...], result: RoundResult) -> dict[str, Any]:
@@ -94,7 +94,7 @@ def round_from_dict(data: dict[str, Any], rules: RuleSet) -> tuple[tuple[PlayerR
         )
         return racks, RoundResult(outcome_from_dict(data["outcome"]), scores, rules)
     except (KeyError, TypeError, ValueError) as err:
-        raise CodecError(f"stored round is damaged: {err}") from err
+        raise CodecError("stored round is damaged: {reason}", reason=err) from err
 
 
 def describe_outcome(outcome: WentOut | PoolExhausted, lang: str = DEFAULT_LANGUAGE) -> str:

@@ -12,12 +12,49 @@ if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
 import streamlit as st  # noqa: E402
 
 from app import state  # noqa: E402
+from app.rules_text import pool_label, preset_label, unmelded_label  # noqa: E402
 from solver.i18n import LANGUAGES, tr  # noqa: E402
-from solver.rules import PRESETS  # noqa: E402
+from solver.rules import CUSTOM, PRESETS, PoolOutScoring, UnmeldedScoring  # noqa: E402
 
 state.keep_widget_state()
+state.ensure_rule_switches()
 lang = state.lang()
 st.set_page_config(page_title=tr("Rummikub assistant", lang), page_icon="🀄", layout="centered")
+
+
+def rule_switches(lang: str) -> None:
+    """Every rule setting; the preset fills them, and changing one makes the rules "custom"
+    (or the preset they then match)."""
+    keys, changed = state.RULE_SWITCHES, state.switch_changed
+    st.number_input(
+        tr("Initial meld: at least (points)", lang), min_value=0, max_value=200, step=5,
+        key=keys["initial_meld_threshold"], on_change=changed,
+    )
+    st.radio(tr("Jokers in the game", lang), [2, 4], horizontal=True, key=keys["jokers"], on_change=changed)
+    st.radio(
+        tr("Starting tiles per player", lang), [14, 16], horizontal=True, key=keys["starting_tiles"],
+        on_change=changed,
+    )
+    st.toggle(tr("Jokers allowed in the initial meld", lang), key=keys["jokers_in_initial_meld"], on_change=changed)
+    st.toggle(
+        tr("Groups: every tile a different colour", lang), key=keys["group_colours_distinct"], on_change=changed,
+        help=tr("Off: a group may repeat a colour, as some rulebooks allow.", lang),
+    )
+    st.number_input(
+        tr("A joker left on a rack costs (points)", lang), min_value=0, max_value=200, step=5,
+        key=keys["joker_penalty"], on_change=changed,
+    )
+    st.selectbox(
+        tr("Pool exhausted, nobody can move", lang), [v.value for v in PoolOutScoring],
+        key=keys["pool_out_scoring"], on_change=changed,
+        format_func=lambda value: pool_label(PoolOutScoring(value), lang),
+    )
+    st.selectbox(
+        tr("A player who never made the initial meld", lang), [v.value for v in UnmeldedScoring],
+        key=keys["unmelded_scoring"], on_change=changed,
+        format_func=lambda value: unmelded_label(UnmeldedScoring(value), lang),
+    )
+
 
 with st.sidebar:
     st.selectbox(
@@ -26,10 +63,12 @@ with st.sidebar:
     )
     lang = state.lang()
     st.selectbox(
-        tr("Rules", lang), list(PRESETS), key=state.RULES_PRESET,
-        format_func=lambda name: state.preset_label(name, lang),
+        tr("Rules", lang), [*PRESETS, CUSTOM], key=state.RULES_PRESET, on_change=state.preset_chosen,
+        format_func=lambda name: preset_label(name, lang),
         help=tr("The rulebook variant used for moves and for new games' scores.", lang),
     )
+    with st.expander(tr("Rule settings", lang)):
+        rule_switches(lang)
 
 pages = [
     st.Page("views/play.py", title=tr("Play", lang), icon=":material/casino:", default=True),

@@ -13,19 +13,36 @@ from typing import Any
 
 import streamlit as st
 
-from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES, tr
-from solver.rules import PRESETS, STANDARD, RuleSet
+from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from solver.rules import CUSTOM, PRESETS, STANDARD, PoolOutScoring, RuleSet, UnmeldedScoring, preset_for
 
 from .storage import ScoreStore, default_database_path
 
 LANG = "lang"
 RULES_PRESET = "rules_preset"
+#: The sidebar's switch for each rule setting: ``RuleSet`` field -> session key. The preset
+#: fills them; changing one names the rules after the preset they then match, or "custom".
+RULE_SWITCHES = {
+    name: f"rule_{name}"
+    for name in (
+        "initial_meld_threshold",
+        "jokers",
+        "starting_tiles",
+        "jokers_in_initial_meld",
+        "group_colours_distinct",
+        "pool_out_scoring",
+        "unmelded_scoring",
+        "joker_penalty",
+    )
+}
+_ENUMS = {"pool_out_scoring": PoolOutScoring, "unmelded_scoring": UnmeldedScoring}
 
 #: Widget values that must survive switching pages (Streamlit drops a widget's value when
 #: the page holding it is not shown; re-storing it each run keeps it).
 PERSISTENT_WIDGETS = (
     LANG,
     RULES_PRESET,
+    *RULE_SWITCHES.values(),
     "play_table_text",
     "play_rack_text",
     "play_initial_meld_done",
@@ -61,9 +78,48 @@ def lang() -> str:
     return value
 
 
+def _switch_value(rules: RuleSet, name: str) -> object:
+    value = getattr(rules, name)
+    return value.value if name in _ENUMS else value
+
+
+def fill_rule_switches(rules: RuleSet) -> None:
+    """Set every rule switch to ``rules`` (before the widgets are drawn, or in a callback)."""
+    for name, key in RULE_SWITCHES.items():
+        st.session_state[key] = _switch_value(rules, name)
+
+
+def ensure_rule_switches() -> None:
+    """First run: the switches show the chosen preset (standard until one is chosen)."""
+    if st.session_state.get(RULES_PRESET) not in [*PRESETS, CUSTOM]:
+        st.session_state[RULES_PRESET] = "standard"
+    if any(key not in st.session_state for key in RULE_SWITCHES.values()):
+        fill_rule_switches(PRESETS.get(st.session_state[RULES_PRESET], STANDARD))
+
+
+def preset_chosen() -> None:
+    """Callback of the preset picker: the switches take the preset's values ("custom" keeps them)."""
+    name = st.session_state.get(RULES_PRESET)
+    if name in PRESETS:
+        fill_rule_switches(PRESETS[name])
+
+
+def switch_changed() -> None:
+    """Callback of every rule switch: the picker shows the preset the switches now match."""
+    st.session_state[RULES_PRESET] = rules().name
+
+
 def rules() -> RuleSet:
-    """The rule set chosen in the sidebar (standard until one is chosen)."""
-    return PRESETS.get(st.session_state.get(RULES_PRESET, "standard"), STANDARD)
+    """The rule set the sidebar's switches describe, named after the preset it matches
+    ("custom" when none); the standard game until anything is chosen."""
+    values = {}
+    for name, key in RULE_SWITCHES.items():
+        if key in st.session_state:
+            value = st.session_state[key]
+            values[name] = _ENUMS[name](value) if name in _ENUMS else value
+    base = PRESETS.get(st.session_state.get(RULES_PRESET, "standard"), STANDARD)
+    chosen = base.with_(**values)
+    return chosen.named(preset_for(chosen))
 
 
 @st.cache_resource(show_spinner=False)
@@ -87,23 +143,3 @@ def put(key: str, value: Any) -> None:
 def drop(*keys: str) -> None:
     for key in keys:
         st.session_state.pop(key, None)
-
-
-def preset_label(name: str, lang: str) -> str:
-    """A rule preset's name as players read it."""
-    labels = {
-        "standard": tr("Standard", lang),
-        "opening-50": tr("Initial meld 50", lang),
-        "four-jokers": tr("Four jokers", lang),
-        "sixteen-tiles": tr("Sixteen starting tiles", lang),
-        "no-joker-opening": tr("No jokers in the initial meld", lang),
-    }
-    return labels.get(name, name)
-
-
-def rules_summary(rules: RuleSet, lang: str) -> str:
-    """The rules in one line, shown beside every answer and score sheet."""
-    return tr(
-        "Rules: {name} · initial meld {threshold} · {jokers} jokers", lang,
-        name=preset_label(rules.name, lang), threshold=rules.initial_meld_threshold, jokers=rules.jokers,
-    )

@@ -24,6 +24,7 @@ from typing import Iterator, Sequence
 
 import platformdirs
 
+from solver.i18n import TranslatableError
 from solver.rules import RuleSet
 from solver.scoring import PlayerRack, RoundResult, ScoreSheet
 
@@ -56,11 +57,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class StorageError(RuntimeError):
+class StorageError(TranslatableError, RuntimeError):
     """The score database cannot be used (unreadable, from a newer app, or busy too long)."""
 
 
-class NotFoundError(LookupError):
+class NotFoundError(TranslatableError, LookupError):
     """No game or round with that id (it may have been deleted in another session)."""
 
 
@@ -101,7 +102,9 @@ class ScoreStore:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
-            raise StorageError(f"cannot create the data directory {self.path.parent}: {err}") from err
+            raise StorageError(
+                "cannot create the data directory {path}: {reason}", path=str(self.path.parent), reason=str(err)
+            ) from err
         self._migrate()
 
     # -- connections -------------------------------------------------------------------
@@ -111,7 +114,9 @@ class ScoreStore:
         try:
             conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None)
         except sqlite3.Error as err:
-            raise StorageError(f"cannot open the score database {self.path}: {err}") from err
+            raise StorageError(
+                "cannot open the score database {path}: {reason}", path=str(self.path), reason=str(err)
+            ) from err
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -119,7 +124,7 @@ class ScoreStore:
             conn.execute("PRAGMA foreign_keys = ON")
             yield conn
         except sqlite3.Error as err:
-            raise StorageError(f"score database error ({self.path}): {err}") from err
+            raise StorageError("score database error ({path}): {reason}", path=str(self.path), reason=str(err)) from err
         finally:
             conn.close()
 
@@ -140,8 +145,9 @@ class ScoreStore:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
                 raise StorageError(
-                    f"the score database {self.path} is from a newer version of the app "
-                    f"(schema {version}, this app knows {SCHEMA_VERSION})"
+                    "the score database {path} is from a newer version of the app "
+                    "(schema {version}, this app knows {known})",
+                    path=str(self.path), version=version, known=SCHEMA_VERSION,
                 )
             for target in range(version, SCHEMA_VERSION):
                 for statement in MIGRATIONS[target]:
@@ -179,7 +185,7 @@ class ScoreStore:
                 "SELECT id, created, players, rules FROM games WHERE id = ?", (game_id,)
             ).fetchone()
         if row is None:
-            raise NotFoundError(f"no game {game_id}")
+            raise NotFoundError("no game {id}", id=game_id)
         return self._game(row)
 
     @staticmethod
@@ -187,7 +193,7 @@ class ScoreStore:
         try:
             return Game(int(row[0]), row[1], tuple(json.loads(row[2])), rules_from_dict(json.loads(row[3])))
         except (ValueError, CodecError) as err:
-            raise StorageError(f"game {row[0]} is damaged in the database: {err}") from err
+            raise StorageError("game {id} is damaged in the database: {reason}", id=row[0], reason=err) from err
 
     # -- rounds ------------------------------------------------------------------------
 
@@ -203,7 +209,9 @@ class ScoreStore:
             try:
                 racks, result = round_from_dict(json.loads(data), game.rules)
             except (ValueError, CodecError) as err:
-                raise StorageError(f"round {round_id} is damaged in the database: {err}") from err
+                raise StorageError(
+                    "round {id} is damaged in the database: {reason}", id=round_id, reason=err
+                ) from err
             saved.append(SavedRound(int(round_id), number, racks, result))
         return tuple(saved)
 
@@ -220,7 +228,7 @@ class ScoreStore:
         payload = json.dumps(round_to_dict(tuple(racks), result))
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM games WHERE id = ?", (game_id,)).fetchone() is None:
-                raise NotFoundError(f"no game {game_id}")
+                raise NotFoundError("no game {id}", id=game_id)
             cursor = conn.execute(
                 "INSERT INTO rounds (game_id, created, updated, data) VALUES (?, ?, ?, ?)",
                 (game_id, stamp, stamp, payload),
@@ -233,7 +241,7 @@ class ScoreStore:
         with self._write() as conn:
             row = conn.execute("SELECT game_id FROM rounds WHERE id = ?", (round_id,)).fetchone()
             if row is None:
-                raise NotFoundError(f"no round {round_id}")
+                raise NotFoundError("no round {id}", id=round_id)
             players = json.loads(
                 conn.execute("SELECT players FROM games WHERE id = ?", (row[0],)).fetchone()[0]
             )
@@ -246,4 +254,4 @@ class ScoreStore:
         with self._write() as conn:
             cursor = conn.execute("DELETE FROM rounds WHERE id = ?", (round_id,))
             if cursor.rowcount == 0:
-                raise NotFoundError(f"no round {round_id}")
+                raise NotFoundError("no round {id}", id=round_id)

@@ -77,7 +77,7 @@ def test_solve_shows_what_jokers_stand_for(capsys: pytest.CaptureFixture[str]) -
 def test_solve_no_move_says_draw(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "solve", "--table", "r4 r5 r6", "--rack", "k13 b1")
     assert code == 0
-    assert out.strip() == "No legal move: draw a tile."
+    assert out.strip().splitlines() == ["No legal move: draw a tile.", "Rules: Standard · initial meld 30 · 2 jokers"]
     data = run_json(capsys, "solve", "--table", "r4 r5 r6", "--rack", "k13 b1")
     assert data["action"] == "draw" and data["played"] == [] and data["tiles_placed"] == 0
     assert data["table"][0]["sources"] == [0, 0, 0]
@@ -251,12 +251,15 @@ def test_score_rulebook_example_json(capsys: pytest.CaptureFixture[str]) -> None
     data = run_json(capsys, *RULEBOOK)
     assert data == {
         "outcome": "went-out", "went_out": "A", "pool_scoring": "lowest-total-difference",
-        "rules": "standard", "winners": ["A"],
+        "unmelded_scoring": "like-others", "rules": "standard", "winners": ["A"],
         "players": [
-            {"name": "A", "rack": [], "rack_total": 0, "score": 18, "winner": True},
-            {"name": "B", "rack": ["red-5"], "rack_total": 5, "score": -5, "winner": False},
-            {"name": "C", "rack": ["black-4", "orange-6"], "rack_total": 10, "score": -10, "winner": False},
-            {"name": "D", "rack": ["blue-1", "blue-2"], "rack_total": 3, "score": -3, "winner": False},
+            {"name": "A", "rack": [], "rack_total": 0, "score": 18, "winner": True, "made_initial_meld": True},
+            {"name": "B", "rack": ["red-5"], "rack_total": 5, "score": -5, "winner": False,
+             "made_initial_meld": True},
+            {"name": "C", "rack": ["black-4", "orange-6"], "rack_total": 10, "score": -10, "winner": False,
+             "made_initial_meld": True},
+            {"name": "D", "rack": ["blue-1", "blue-2"], "rack_total": 3, "score": -3, "winner": False,
+             "made_initial_meld": True},
         ],
     }
 
@@ -269,7 +272,7 @@ def test_score_human_output(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[2].split() == ["Player", "Rack", "Total", "Score"]
     assert lines[3].split() == ["A", "-", "0", "+18"]
     assert lines[5].split() == ["C", "black", "4,", "orange", "6", "10", "-10"]
-    assert lines[-1] == "Winner(s): A"
+    assert lines[-2:] == ["Winner(s): A", "Rules: Standard · initial meld 30 · 2 jokers"]
 
 
 def test_score_joker_penalty(capsys: pytest.CaptureFixture[str]) -> None:

@@ -12,6 +12,7 @@ from app import components as ui
 from app import state
 from app.editing import Chip, Layout
 from app.photos import PhotoError, read_photo
+from app.rules_text import rules_summary
 from solver.explain import problem_text
 from solver.i18n import tile_label, tr
 from solver.rules import ImpossibleStateError, RuleSet
@@ -206,7 +207,7 @@ with c2:
         tr("Aim for", lang), [o.value for o in Objective], horizontal=True, key="play_objective",
         format_func=lambda v: tr("most tiles", lang) if v == Objective.TILES.value else tr("most points", lang),
     )
-st.caption(state.rules_summary(rules, lang))
+st.caption(rules_summary(rules, lang))
 question = (layout, initial_done, objective, rules)
 
 
@@ -244,6 +245,7 @@ if answer is None or answer.question != question:
 
 suggestion = answer.suggestion
 st.subheader(tr("Your move", lang))
+st.caption(rules_summary(suggestion.position.rules, lang))  # the rules this move was found under
 if suggestion.action is Action.DRAW:
     st.warning(tr("No legal move: draw a tile.", lang))
     if not initial_done:

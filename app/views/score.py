@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 
 import pandas as pd
@@ -11,8 +12,10 @@ from app import components as ui
 from app import state
 from app.codec import describe_outcome, score_sheet_csv
 from app.photos import PhotoError, read_photo
+from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
-from solver.i18n import tr
+from solver.i18n import error_text, tr
+from solver.rules import UnmeldedScoring
 from solver.scoring import PlayerRack, PoolExhausted, RoundResult, ScoringError, WentOut, score_round
 from solver.tiles import NotationError, format_tiles, parse_tiles
 
@@ -46,7 +49,7 @@ try:
     store = state.store()
     games = store.games()
 except StorageError as err:
-    st.error(tr("The score database cannot be opened: {reason}", lang, reason=str(err)))
+    st.error(tr("The score database cannot be opened: {reason}", lang, reason=error_text(err, lang)))
     st.stop()
 
 if state.get(FLASH):
@@ -69,9 +72,9 @@ with st.expander(tr("New game", lang), expanded=not games):
             try:
                 game = store.create_game(players, state.rules())
             except ScoringError as err:
-                st.error(tr("Cannot start this game: {reason}", lang, reason=tr(str(err), lang)))
+                st.error(tr("Cannot start this game: {reason}", lang, reason=error_text(err, lang)))
             except StorageError as err:
-                st.error(tr("The game could not be saved: {reason}", lang, reason=str(err)))
+                st.error(tr("The game could not be saved: {reason}", lang, reason=error_text(err, lang)))
             else:
                 state.put(GAME_PICKER, game.id)
                 st.rerun()
@@ -89,13 +92,15 @@ if game_id != state.get(GAME):  # another game opened: forget the half-done roun
     state.put(GAME, game_id)
     state.drop(PREVIEW, EDITING, CONFIRM_DELETE)
 game = by_id[game_id]
-st.caption(state.rules_summary(game.rules, lang))
+st.caption(rules_summary(game.rules, lang))
+#: Whether this game's rules score a player who never melded differently (then each rack asks).
+ASK_UNMELDED = game.rules.unmelded_scoring is not UnmeldedScoring.LIKE_OTHERS
 
 try:
     saved = store.rounds(game.id)
     sheet = store.sheet(game.id)
 except (StorageError, NotFoundError) as err:
-    st.error(tr("This game cannot be read: {reason}", lang, reason=str(err)))
+    st.error(tr("This game cannot be read: {reason}", lang, reason=error_text(err, lang)))
     st.stop()
 
 # --- a round ----------------------------------------------------------------------------------
@@ -109,7 +114,7 @@ if editing and f"{form}_end" not in st.session_state:  # load the round being ed
     st.session_state[f"{form}_end"] = outcome.player if isinstance(outcome, WentOut) else POOL
     for i, rack in enumerate(editing.racks):
         st.session_state[f"{form}_rack_{i}"] = format_tiles(rack.tiles, short=True)
-        st.session_state[f"{form}_opened_{i}"] = rack.made_initial_meld
+        st.session_state[f"{form}_unmelded_{i}"] = not rack.made_initial_meld
 
 ending = st.radio(
     tr("How did the round end?", lang), [*game.players, POOL], key=f"{form}_end",
@@ -145,15 +150,20 @@ for i, player in enumerate(game.players):
             st.image(read[0], width="stretch")
             ui.show_html(ui.row_html(tr("Read", lang), [ui.reading_chip_html(c, lang) for c in read[1]]))
             st.caption(tr("Check the tiles above against the photo and fix the typed line if needed.", lang))
-        st.session_state.setdefault(f"{form}_opened_{i}", True)
-        st.checkbox(tr("Made the initial meld", lang), key=f"{form}_opened_{i}")
+        if ASK_UNMELDED:
+            st.session_state.setdefault(f"{form}_unmelded_{i}", False)
+            st.checkbox(
+                tr("Has not made the initial meld", lang), key=f"{form}_unmelded_{i}",
+                help=tr("Under these rules a player who never melded pays their rack total to each other player.", lang),
+            )
 
 
 def racks_from_form() -> tuple[PlayerRack, ...]:
     racks = []
     for i, player in enumerate(game.players):
         text = "" if player == ending else st.session_state.get(f"{form}_rack_{i}", "")
-        opened = True if player == ending else bool(st.session_state.get(f"{form}_opened_{i}", True))
+        # Kept as stored when these rules do not ask (so editing an old round loses nothing).
+        opened = player == ending or not st.session_state.get(f"{form}_unmelded_{i}", False)
         racks.append(PlayerRack(player, parse_tiles(text), opened))
     return tuple(racks)
 
@@ -167,7 +177,7 @@ if c1.button(tr("Score the round", lang), type="primary", key=f"{form}_score"):
     except NotationError as err:
         st.error(tr("A rack cannot be read: {reason}", lang, reason=ui.notation_error_text(err, lang)))
     except ScoringError as err:
-        st.error(tr("This round cannot be scored: {reason}", lang, reason=str(err)))
+        st.error(tr("This round cannot be scored: {reason}", lang, reason=error_text(err, lang)))
     else:
         state.put(PREVIEW, Preview(game.id, racks, result, editing.id if editing else None))
 if editing and c2.button(tr("Cancel editing", lang), key=f"{form}_cancel"):
@@ -177,11 +187,15 @@ if editing and c2.button(tr("Cancel editing", lang), key=f"{form}_cancel"):
 preview: Preview | None = state.get(PREVIEW)
 if preview is not None and preview.game_id == game.id and preview.replaces == (editing.id if editing else None):
     rows = []
+    unmelded = {r.name for r in preview.racks if not r.made_initial_meld} if ASK_UNMELDED else set()
     for s in preview.result.scores:
         chips = [ui.chip_html(t, lang) for t in s.tiles]
         label = f"{s.name}: {s.score:+d}" + (WINNER if s.winner else "")
         rows.append(ui.row_html(label, chips))
-        rows.append(f'<p class="rk-label">{tr("rack total {total}", lang, total=s.rack_total)}</p>')
+        note = tr("rack total {total}", lang, total=s.rack_total)
+        if s.name in unmelded and not s.winner:
+            note += " · " + tr("never melded: pays {points} to each other player", lang, points=s.rack_total)
+        rows.append(f'<p class="rk-label">{html.escape(note)}</p>')
     ui.show_html("".join(rows))
     balance = sum(s.score for s in preview.result.scores)
     gained = sum(s.score for s in preview.result.scores if s.score > 0)
@@ -198,7 +212,7 @@ if preview is not None and preview.game_id == game.id and preview.replaces == (e
                 store.replace_round(preview.replaces, preview.racks, preview.result)
                 state.put(FLASH, tr("Round updated.", lang))
         except (StorageError, NotFoundError, ScoringError) as err:
-            st.error(tr("The round could not be saved (nothing was lost): {reason}", lang, reason=str(err)))
+            st.error(tr("The round could not be saved (nothing was lost): {reason}", lang, reason=error_text(err, lang)))
         else:
             for key in [k for k in st.session_state if str(k).startswith(form)]:
                 del st.session_state[key]
@@ -257,7 +271,7 @@ if pending in [r.id for r in saved]:
         try:
             store.delete_round(pending)
         except (StorageError, NotFoundError) as err:
-            st.error(tr("The round could not be deleted: {reason}", lang, reason=str(err)))
+            st.error(tr("The round could not be deleted: {reason}", lang, reason=error_text(err, lang)))
         else:
             state.put(FLASH, tr("Round {n} deleted.", lang, n=number))
         state.drop(CONFIRM_DELETE, EDITING, PREVIEW)
