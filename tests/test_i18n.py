@@ -291,3 +291,49 @@ def test_switching_the_app_to_ukrainian(tmp_path: Path, monkeypatch: pytest.Monk
     assert at.sidebar.selectbox[0].label == "Мова"
     assert at.sidebar.selectbox[1].label == "Правила"
     assert "Ваша підставка" in [s.value for s in at.subheader]
+
+
+# --- library errors: one mechanism, every message extractable ---------------------------------
+
+
+def _subclasses(cls: type) -> set[type]:
+    found = set()
+    for sub in cls.__subclasses__():
+        found |= {sub} | _subclasses(sub)
+    return found
+
+
+def test_every_translatable_error_class_is_scanned_for_messages() -> None:
+    import app.cli  # noqa: F401 - import every module that defines such an error
+    import app.codec  # noqa: F401
+    import app.storage  # noqa: F401
+    import solver.scoring  # noqa: F401
+    from solver.i18n import TranslatableError
+    from solver.i18n_catalog import FORWARDERS
+
+    names = {cls.__name__ for cls in _subclasses(TranslatableError)}
+    assert {"ScoringError", "RulesError", "ImpossibleStateError", "StorageError", "NotFoundError", "CodecError"} <= names
+    assert names <= {f.name for f in FORWARDERS}
+
+
+def test_no_error_message_in_the_solver_or_app_is_built_at_run_time() -> None:
+    from solver.i18n_catalog import scan_tree
+
+    built = [u for u in scan_tree()[1] if u.why.startswith("built at run time") and not u.path.startswith("vision")]
+    assert built == []
+
+
+def test_error_text_translates_messages_nested_parameters_and_tiles() -> None:
+    from solver.i18n import Message, TranslatableError, error_text
+    from solver.rules import RulesError
+
+    class Sample(TranslatableError, ValueError):
+        pass
+
+    cause = RulesError("jokers cannot be negative")
+    err = Sample("invalid rules: {reason}", reason=cause)
+    assert str(err) == "invalid rules: jokers cannot be negative"
+    assert error_text(err, "uk") == tr("invalid rules: {reason}", "uk", reason=tr("jokers cannot be negative", "uk"))
+    tiles = Message("{count}x {tile} (max {max})", {"count": 3, "tile": parse_tiles("r7")[0], "max": 2})
+    assert tiles.text() == "3x red-7 (max 2)" and tiles.text("ru") == "3× красная 7 (макс. 2)"
+    assert error_text(ValueError("from elsewhere"), "uk") == "from elsewhere"
