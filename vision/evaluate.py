@@ -197,6 +197,7 @@ def evaluate_end_to_end(photos: Sequence[LabelledPhoto], reader, detector_weight
     melds = {True: 0, False: 0}
     melds_true = 0
     seconds = []
+    errors = []
     for photo in photos:
         start = time.perf_counter()
         image = load_image(photo.image_path)
@@ -215,6 +216,14 @@ def evaluate_end_to_end(photos: Sequence[LabelledPhoto], reader, detector_weight
                 totals[rules_on][k] += v
             exact[rules_on] += int(Counter(labels) == Counter(truth))
             melds[rules_on] += _melds_matched(_meld_multisets(groups, labels), true_melds)
+        missing, extra = Counter(truth) - Counter(decoded.labels), Counter(decoded.labels) - Counter(truth)
+        if missing or extra:
+            name = lambda k: Tile.from_index(k).name  # noqa: E731
+            errors.append({
+                "photo": photo.image_path.name,
+                "missing": sorted(name(k) for k in missing.elements()),
+                "extra": sorted(name(k) for k in extra.elements()),
+            })
     n = max(len(photos), 1)
     result = {"photos": len(photos), "seconds_per_photo": float(np.mean(seconds)) if seconds else None}
     for rules_on, key in ((True, "decoded"), (False, "classifier_only")):
@@ -224,6 +233,7 @@ def evaluate_end_to_end(photos: Sequence[LabelledPhoto], reader, detector_weight
             "melds_exact": melds[rules_on] / max(melds_true, 1),
         }
     result["melds"] = melds_true
+    result["errors"] = errors  # per photo, after decoding: labelled tiles not read, tiles read but not there
     return result
 
 
@@ -291,6 +301,10 @@ def _summary(report: dict) -> str:
         lines.append(
             f"seconds per photo {e['seconds_per_photo']:.3f}; per 12 MP photo {e['seconds_per_12mp_photo']:.3f}"
         )
+        lines += [
+            f"  {x['photo'][:40]}: missing {' '.join(x['missing']) or '-'}; extra {' '.join(x['extra']) or '-'}"
+            for x in e["errors"]
+        ]
     else:
         lines.append("end to end: skipped (no detector weights)")
     return "\n".join(lines)
