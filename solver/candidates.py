@@ -15,11 +15,13 @@ from itertools import combinations, combinations_with_replacement
 
 import numpy as np
 
-from .melds import Meld, group_meld, run_meld
+from .melds import Meld, MeldKind, group_meld, run_meld
 from .rules import RuleSet
 from .tiles import MAX_NUMBER, NUM_KINDS, Colour
 
 MAX_BASE_RUN = 5
+#: Extensions of an old run the solver considers beyond the base catalogue (tiles added).
+MAX_EXTENSION = 3
 MAX_GROUP = len(Colour)
 
 
@@ -102,3 +104,121 @@ def _groups(rules: RuleSet) -> list[Meld]:
 def base_catalogue(rules: RuleSet) -> Catalogue:
     """Runs of 3-5 and groups of 3-4 with every joker placement, for ``rules``."""
     return build_catalogue(_runs(rules, MAX_BASE_RUN) + _groups(rules))
+
+
+def run_extensions(meld: Meld, rules: RuleSet) -> list[Meld]:
+    """Runs an old run can turn into while all its real tiles stay in place.
+
+    The new run covers the old run's real tiles, may reach up to MAX_EXTENSION numbers past
+    either end and may drop jokers at the ends; each old joker kept inside stays a joker, or
+    every one of them is replaced by its real tile; at most one joker is added.
+    """
+    if meld.kind is not MeldKind.RUN:
+        return []
+    first = meld.represented[0]
+    colour, start, length = first.colour, int(first.number or 0), len(meld)
+    assert colour is not None
+    end = start + length - 1
+    real = [start + i for i, j in enumerate(meld.joker_mask) if not j]
+    old_jokers = {start + i for i, j in enumerate(meld.joker_mask) if j}
+    out = []
+    for lo in range(max(1, start - MAX_EXTENSION), min(real) + 1):
+        for hi in range(max(real), min(MAX_NUMBER, end + MAX_EXTENSION) + 1):
+            size = hi - lo + 1
+            added = [n for n in range(lo, hi + 1) if not start <= n <= end]
+            if size < rules.min_meld_size or len(added) > MAX_EXTENSION:
+                continue
+            kept = sorted(n for n in old_jokers if lo <= n <= hi)
+            variants = [kept, []] if kept else [[]]
+            if rules.jokers > len(kept):
+                variants += [kept + [n] for n in added]
+            if kept:  # a real tile takes the joker's place and the joker moves to an end
+                variants += [[n] for n in added]
+            for jokers in variants:
+                out.append(run_meld(colour, lo, size, [n - lo for n in jokers]))
+    return out
+
+
+def run_pieces(meld: Meld, rules: RuleSet) -> list[Meld]:
+    """Pieces of a long old run (longer than the base catalogue's runs), each possibly grown
+    by one tile at either end: splitting ``b3..b13`` around an inserted ``b8`` needs
+    ``b3..b8`` and ``b8..b13``, which no run of 3-5 tiles can express.
+    """
+    if meld.kind is not MeldKind.RUN or len(meld) <= MAX_BASE_RUN + 1:
+        return []
+    first = meld.represented[0]
+    colour, start = first.colour, int(first.number or 0)
+    assert colour is not None
+    jokers = {start + i for i, j in enumerate(meld.joker_mask) if j}
+    out = []
+    for lo in range(start, start + len(meld)):
+        for hi in range(lo + MAX_BASE_RUN - 1, start + len(meld)):
+            if (lo, hi) == (start, start + len(meld) - 1):
+                continue
+            for grow_lo, grow_hi in ((lo, hi), (lo - 1, hi), (lo, hi + 1)):
+                if grow_hi - grow_lo + 1 <= MAX_BASE_RUN:
+                    continue  # already in the base catalogue
+                if grow_lo < 1 or grow_hi > MAX_NUMBER:
+                    continue
+                positions = [n - grow_lo for n in jokers if lo <= n <= hi]
+                out.append(run_meld(colour, grow_lo, grow_hi - grow_lo + 1, positions))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def meld_catalogue(meld: Meld, rules: RuleSet) -> Catalogue:
+    """An old meld as laid, with the runs it can grow into and split into (cached per meld)."""
+    return build_catalogue([meld] + run_extensions(meld, rules) + run_pieces(meld, rules), preferred=(meld,))
+
+
+@lru_cache(maxsize=16)
+def _base_index(rules: RuleSet) -> dict[bytes, int]:
+    """Row of each physical tile multiset in :func:`base_catalogue` (its usage row as bytes)."""
+    return {row.tobytes(): k for k, row in enumerate(base_catalogue(rules).usage)}
+
+
+def fits(usage: np.ndarray, available: np.ndarray) -> np.ndarray:
+    """Mask of the usage rows that the ``available`` tile counts can supply."""
+    return np.all(usage <= available[None, :], axis=1)
+
+
+def catalogue_for(rules: RuleSet, available: np.ndarray, old_melds: tuple[Meld, ...]) -> Catalogue:
+    """Every candidate the ``available`` tiles can form: the base catalogue and, for each old
+    meld, the meld itself and its run extensions and pieces.
+
+    Candidates with the same physical tiles are merged as in :func:`build_catalogue`: an old
+    meld as laid wins, then the most valuable reading. The base part is selected with one
+    array operation, and each old meld's part is built once and cached, because rebuilding
+    candidates meld by meld was most of the time spent on a large table.
+    """
+    base = base_catalogue(rules)
+    keep = fits(base.usage, available)
+    parts = [meld_catalogue(m, rules) for m in old_melds]
+    laid = {usage_of(m).tobytes() for m in old_melds}
+    chosen: dict[bytes, tuple[Meld, np.ndarray, int, int]] = {}
+    for part in parts:
+        for k in np.nonzero(fits(part.usage, available))[0] if len(part.melds) else ():
+            key = part.usage[k].tobytes()
+            meld = part.melds[k]
+            if key in laid and meld not in old_melds:
+                continue  # another reading of an old meld's tiles; the meld as laid wins
+            kept = chosen.get(key)
+            if kept is None or int(part.values[k]) > kept[2]:
+                chosen[key] = (meld, part.usage[k], int(part.values[k]), int(part.joker_values[k]))
+    index = _base_index(rules)
+    for key, (meld, _, value, _) in list(chosen.items()):
+        k = index.get(key)
+        if k is None or not keep[k]:
+            continue
+        if key in laid or value > base.values[k]:
+            keep[k] = False
+        else:
+            del chosen[key]
+    rows = np.nonzero(keep)[0]
+    extra = list(chosen.values())
+    return Catalogue(
+        tuple(base.melds[k] for k in rows) + tuple(e[0] for e in extra),
+        np.concatenate([base.usage[rows]] + [e[1][None, :] for e in extra]),
+        np.concatenate([base.values[rows], np.array([e[2] for e in extra], dtype=np.int32)]),
+        np.concatenate([base.joker_values[rows], np.array([e[3] for e in extra], dtype=np.int32)]),
+    )

@@ -1,4 +1,4 @@
-"""The exact move solver: an OR-Tools MIP model of den Hertog & Hulshof's ILP.
+"""The exact move solver: an integer program after den Hertog & Hulshof's ILP.
 
 Variables: how many copies of each candidate meld lie on the new table, how many of each
 rack tile are played, and which old meld each new meld "continues" (the old meld's tiles
@@ -6,7 +6,10 @@ that stay in it are not moved). Constraints: every table tile stays on the table
 tiles are added. One weighted objective orders the criteria lexicographically:
 (1) tiles placed (or value placed), (2) old melds left untouched, (3) table tiles not moved,
 (4) value placed (tile objective), (5) fewer melds. Before the initial meld the table is
-fixed and only rack melds worth the threshold count.
+fixed and only rack melds worth the threshold count. On a large table a linear relaxation
+(:mod:`solver.relaxation`) first picks the old melds worth opening up and proves that
+nothing outside them improves the first two criteria. Models are arrays solved by
+:mod:`solver.mip`.
 """
 
 from __future__ import annotations
@@ -15,10 +18,12 @@ from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
-from ortools.linear_solver import pywraplp
 
-from .candidates import MAX_BASE_RUN, Catalogue, base_catalogue, build_catalogue, joker_value, usage_of
-from .melds import Meld, MeldKind, run_meld
+from . import mip
+from .candidates import Catalogue, base_catalogue, catalogue_for, fits, joker_value, usage_of
+from .melds import Meld
+from .mip import IntegerProgram, Rows, SolverError
+from .relaxation import relax
 from .rules import RuleSet
 from .state import Objective, Position
 from .steps import build_steps
@@ -26,19 +31,13 @@ from .suggestion import RACK, Action, NewMeld, Suggestion
 from .table import InvalidTableError, check_table, interpret_as_laid
 from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Tile
 
-#: Extensions of an old run the solver considers beyond the base catalogue (tiles added).
-MAX_EXTENSION = 3
-#: Distance (in numbers) from a rack tile within which old melds are opened up first.
-NEIGHBOURHOOD_RADIUS = 2
+#: Tables of at most this many melds are opened up whole.
+SMALL_TABLE_MELDS = 6
+#: Target scores tried on a large table before the whole table is opened up.
+MAX_TARGETS = 3
 #: An old meld can only "continue" into a new meld that keeps at least this many of its tiles.
 MIN_CONTINUATION_OVERLAP = 2
 TIME_LIMIT_S = 10.0
-#: OR-Tools MIP backend; measured fastest here among CBC, SCIP, HiGHS and CP-SAT (benchmarks/).
-DEFAULT_BACKEND = "CBC"
-
-
-class SolverError(RuntimeError):
-    """The optimiser failed to produce an answer (should not happen on valid input)."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +58,8 @@ class _Outcome:
     continuations: dict[int, int]  # global old meld index -> candidate index
     primary: int
     optimal: bool
+    #: Free old melds left exactly as they were.
+    kept: int = 0
 
 
 def _counts(tiles: tuple[Tile, ...]) -> np.ndarray:
@@ -66,65 +67,6 @@ def _counts(tiles: tuple[Tile, ...]) -> np.ndarray:
     for t in tiles:
         row[t.index] += 1
     return row
-
-
-def _run_extensions(meld: Meld, rules: RuleSet) -> list[Meld]:
-    """Runs an old run can turn into while all its real tiles stay in place.
-
-    The new run covers the old run's real tiles, may reach up to MAX_EXTENSION numbers past
-    either end and may drop jokers at the ends; each old joker kept inside stays a joker, or
-    every one of them is replaced by its real tile; at most one joker is added.
-    """
-    if meld.kind is not MeldKind.RUN:
-        return []
-    first = meld.represented[0]
-    colour, start, length = first.colour, int(first.number or 0), len(meld)
-    assert colour is not None
-    end = start + length - 1
-    real = [start + i for i, j in enumerate(meld.joker_mask) if not j]
-    old_jokers = {start + i for i, j in enumerate(meld.joker_mask) if j}
-    out = []
-    for lo in range(max(1, start - MAX_EXTENSION), min(real) + 1):
-        for hi in range(max(real), min(MAX_NUMBER, end + MAX_EXTENSION) + 1):
-            size = hi - lo + 1
-            added = [n for n in range(lo, hi + 1) if not start <= n <= end]
-            if size < rules.min_meld_size or len(added) > MAX_EXTENSION:
-                continue
-            kept = sorted(n for n in old_jokers if lo <= n <= hi)
-            variants = [kept, []] if kept else [[]]
-            if rules.jokers > len(kept):
-                variants += [kept + [n] for n in added]
-            if kept:  # a real tile takes the joker's place and the joker moves to an end
-                variants += [[n] for n in added]
-            for jokers in variants:
-                out.append(run_meld(colour, lo, size, [n - lo for n in jokers]))
-    return out
-
-
-def _run_pieces(meld: Meld, rules: RuleSet) -> list[Meld]:
-    """Pieces of a long old run (longer than the base catalogue's runs), each possibly grown
-    by one tile at either end: splitting ``b3..b13`` around an inserted ``b8`` needs
-    ``b3..b8`` and ``b8..b13``, which no run of 3-5 tiles can express.
-    """
-    if meld.kind is not MeldKind.RUN or len(meld) <= MAX_BASE_RUN + 1:
-        return []
-    first = meld.represented[0]
-    colour, start = first.colour, int(first.number or 0)
-    assert colour is not None
-    jokers = {start + i for i, j in enumerate(meld.joker_mask) if j}
-    out = []
-    for lo in range(start, start + len(meld)):
-        for hi in range(lo + MAX_BASE_RUN - 1, start + len(meld)):
-            if (lo, hi) == (start, start + len(meld) - 1):
-                continue
-            for grow_lo, grow_hi in ((lo, hi), (lo - 1, hi), (lo, hi + 1)):
-                if grow_hi - grow_lo + 1 <= MAX_BASE_RUN:
-                    continue  # already in the base catalogue
-                if grow_lo < 1 or grow_hi > MAX_NUMBER:
-                    continue
-                positions = [n - grow_lo for n in jokers if lo <= n <= hi]
-                out.append(run_meld(colour, grow_lo, grow_hi - grow_lo + 1, positions))
-    return out
 
 
 def value_placed(played: dict[int, int], joker_gain: int) -> int:
@@ -139,25 +81,15 @@ def value_placed(played: dict[int, int], joker_gain: int) -> int:
     return real + min(MAX_NUMBER * played.get(JOKER_INDEX, 0), max(joker_gain, 0))
 
 
-def _feasible(melds: Catalogue, available: np.ndarray) -> list[Meld]:
-    ok = np.all(melds.usage <= available[None, :], axis=1)
-    return [m for m, keep in zip(melds.melds, ok) if keep]
-
-
 def _prepare(position: Position, old_melds: tuple[Meld, ...], free: tuple[int, ...]) -> _Problem:
-    rules = position.rules
+    """The problem with only the ``free`` old melds open; the others stay as they are.
+
+    The candidates come from every old meld (not just the free ones), so the free melds and
+    the rack can form exactly the melds they could form with the whole table open.
+    """
     rack = _counts(position.rack)
     table = _counts(tuple(t for i in free for t in old_melds[i].tiles))
-    available = table + rack
-    extra = build_catalogue(
-        [old_melds[i] for i in free]
-        + [e for i in free for e in _run_extensions(old_melds[i], rules)]
-        + [p for i in free for p in _run_pieces(old_melds[i], rules)]
-    )
-    catalogue = build_catalogue(
-        _feasible(base_catalogue(rules), available) + _feasible(extra, available),
-        preferred=tuple(old_melds[i] for i in free),
-    )
+    catalogue = catalogue_for(position.rules, table + rack, old_melds)
     usage = np.stack([usage_of(old_melds[i]) for i in free]) if free else np.zeros((0, NUM_KINDS), np.int16)
     return _Problem(catalogue, old_melds, free, usage, table, rack)
 
@@ -165,39 +97,30 @@ def _prepare(position: Position, old_melds: tuple[Meld, ...], free: tuple[int, .
 def _prepare_initial(position: Position, old_melds: tuple[Meld, ...]) -> _Problem:
     rules = position.rules
     rack = _counts(position.rack)
-    melds = _feasible(base_catalogue(rules), rack)
+    base = base_catalogue(rules)
+    keep = fits(base.usage, rack)
     if not rules.jokers_in_initial_meld:
-        melds = [m for m in melds if not any(m.joker_mask)]
-    empty = np.zeros((0, NUM_KINDS), np.int16)
-    return _Problem(build_catalogue(melds), old_melds, (), empty, np.zeros_like(rack), rack)
-
-
-def _near_rack(old_melds: tuple[Meld, ...], rack: tuple[Tile, ...], radius: int) -> tuple[int, ...]:
-    """Old melds holding a joker, or a tile within ``radius`` of a rack tile's run or number.
-
-    Most good moves only touch these; the solver widens to the whole table whenever this
-    neighbourhood cannot reach the global optimum, so exactness never depends on it.
-    """
-    numbers = {t.number for t in rack if not t.is_joker}
-    near_run = {(t.colour, n) for t in rack if not t.is_joker for n in range(t.number - radius, t.number + radius + 1)}
-    return tuple(
-        i for i, m in enumerate(old_melds)
-        if any(m.joker_mask) or any(t.number in numbers or (t.colour, t.number) in near_run for t in m.represented)
+        keep &= base.usage[:, JOKER_INDEX] == 0
+    rows = np.nonzero(keep)[0]
+    catalogue = Catalogue(
+        tuple(base.melds[k] for k in rows), base.usage[rows], base.values[rows], base.joker_values[rows]
     )
+    empty = np.zeros((0, NUM_KINDS), np.int16)
+    return _Problem(catalogue, old_melds, (), empty, np.zeros_like(rack), rack)
 
 
 def solve(
     position: Position,
     objective: Objective = Objective.TILES,
     time_limit_s: float = TIME_LIMIT_S,
-    backend: str = DEFAULT_BACKEND,
 ) -> Suggestion:
     """The best legal move for ``position``, ties broken by least disruption of the table.
 
-    Exact in the objective (tiles or value placed). The least-disruption tie-break is searched
-    first among the old melds near the rack's tiles (:func:`_near_rack`); when that cannot
-    reach the optimum of the whole table (checked by a primary-only solve), the whole table
-    is opened up. So the tie-break is exact within the neighbourhood the answer comes from.
+    Exact in the objective (tiles or value placed) and in the number of old melds left
+    untouched. The rest of the tie-break (tiles moved, value, melds) is exact within the old
+    melds the answer is searched among: the whole table when it has at most
+    :data:`SMALL_TABLE_MELDS` melds, otherwise the melds a linear relaxation of the whole
+    table touches (:func:`_solve_large`).
     Raises :class:`InvalidTableError` when the table holds invalid melds.
     """
     check = check_table(position.table, position.rules)
@@ -208,23 +131,55 @@ def solve(
         return _draw(position, objective, old_melds)
     if not position.initial_meld_done:
         problem = _prepare_initial(position, old_melds)
-        outcome = _solve_initial(problem, position, objective, time_limit_s, backend)
+        outcome = _solve_initial(problem, position, objective, time_limit_s)
+    elif len(old_melds) <= SMALL_TABLE_MELDS:
+        problem = _prepare(position, old_melds, tuple(range(len(old_melds))))
+        outcome = _solve_rearrange(problem, objective, time_limit_s)
     else:
-        everything = tuple(range(len(old_melds)))
-        near = _near_rack(old_melds, position.rack, NEIGHBOURHOOD_RADIUS)
-        problem = _prepare(position, old_melds, near)
-        outcome = _solve_rearrange(problem, objective, time_limit_s, backend, disruption=True)
-        if near != everything:
-            full = _prepare(position, old_melds, everything)
-            reached_all = objective is Objective.TILES and outcome.primary == len(position.rack)
-            if not reached_all:
-                bound = _solve_rearrange(full, objective, time_limit_s, backend, disruption=False)
-                if bound.primary > outcome.primary or not bound.optimal:
-                    problem = full
-                    outcome = _solve_rearrange(full, objective, time_limit_s, backend, disruption=True)
+        problem, outcome = _solve_large(position, old_melds, objective, time_limit_s)
     if not outcome.counts or outcome.primary <= 0 and objective is Objective.TILES:
         return _draw(position, objective, old_melds, outcome.optimal)
     return _assemble(position, objective, problem, outcome)
+
+
+def _solve_large(
+    position: Position, old_melds: tuple[Meld, ...], objective: Objective, time_limit_s: float
+) -> tuple[_Problem, _Outcome]:
+    """Solve with the old melds no optimal move touches fixed in place.
+
+    The relaxation (:func:`solver.relaxation.relax`) bounds the score ``weight * primary +
+    melds kept`` over the whole table. For a target score, its reduced costs name the old
+    melds a move reaching the target may touch; the full MIP is solved over those. If it
+    reaches the target, the target is the optimum (nothing above it was possible) and every
+    optimal move touches only those melds, so the answer is exact in every criterion.
+    Otherwise nothing reaches the target and the next one down is tried; after a few tries
+    the whole table is opened up.
+    """
+    everything = tuple(range(len(old_melds)))
+    rack = _counts(position.rack)
+    table = _counts(position.table_tiles)
+    base = catalogue_for(position.rules, table + rack, ())
+    old_usage = np.stack([usage_of(m) for m in old_melds])
+    relaxation = relax(
+        base.usage, _copies_bound(base.usage, table + rack), old_usage, table, rack,
+        by_value=objective is Objective.VALUE,
+    )
+    if relaxation is not None:
+        target = relaxation.best_possible
+        for _ in range(MAX_TARGETS):
+            free = tuple(int(i) for i in np.nonzero(relaxation.may_touch(target))[0])
+            if len(free) == len(old_melds):
+                break
+            problem = _prepare(position, old_melds, free)
+            outcome = _solve_rearrange(problem, objective, time_limit_s)
+            if not outcome.optimal:
+                break
+            score = relaxation.score(outcome.primary, len(old_melds) - len(free) + outcome.kept)
+            if score >= target:
+                return problem, outcome
+            target -= 1
+    whole = _prepare(position, old_melds, everything)
+    return whole, _solve_rearrange(whole, objective, time_limit_s)
 
 
 def rules_min(problem: _Problem) -> int:
@@ -233,121 +188,135 @@ def rules_min(problem: _Problem) -> int:
     return int(sizes.min()) if len(sizes) else 3
 
 
-def _new_solver(backend: str, time_limit_s: float) -> pywraplp.Solver:
-    solver = pywraplp.Solver.CreateSolver(backend)
-    if solver is None:
-        raise SolverError(f"MIP backend {backend!r} is not available in this OR-Tools build")
-    solver.SetTimeLimit(int(time_limit_s * 1000))
-    solver.SetNumThreads(1)
-    return solver
-
-
-def _int_vars(solver: pywraplp.Solver, uppers: np.ndarray, prefix: str) -> list[pywraplp.Variable]:
-    return [solver.IntVar(0, int(ub), f"{prefix}{k}") for k, ub in enumerate(uppers)]
-
-
 def _copies_bound(usage: np.ndarray, available: np.ndarray) -> np.ndarray:
     """How many copies of each candidate the available tiles allow."""
     return np.where(usage > 0, available[None, :] // np.maximum(usage, 1), 99).min(axis=1)
 
 
-def _run(solver: pywraplp.Solver) -> bool:
-    params = pywraplp.MPSolverParameters()
-    params.SetDoubleParam(pywraplp.MPSolverParameters.RELATIVE_MIP_GAP, 0.0)
-    status = solver.Solve(params)
-    if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
-        raise SolverError(f"the MIP solver returned status {status}")
-    return status == pywraplp.Solver.OPTIMAL
+@dataclass(frozen=True)
+class _Continuations:
+    """Pairs (old meld, candidate) that an old meld may continue into, one column each."""
+
+    owners: np.ndarray  # global old meld index
+    targets: np.ndarray  # candidate index
+    overlaps: np.ndarray  # tiles the pair keeps in place
+    exact: np.ndarray  # the candidate is the old meld itself (meld left untouched)
+    keeps_first: np.ndarray  # the old meld's first real tile (as laid) stays in place
 
 
-def _solve_rearrange(
-    problem: _Problem, objective: Objective, time_limit_s: float, backend: str, disruption: bool
-) -> _Outcome:
-    """Max tiles (or value) placed; with ``disruption``, ties broken by least disruption."""
+def _continuations(problem: _Problem) -> _Continuations:
+    """Each old meld continues into a superset of itself, or into a piece sharing >= 2 of its
+    tiles that brings in no joker from elsewhere (this prunes most of the joker variants)."""
+    usage = problem.catalogue.usage
+    jokers_in = usage[:, JOKER_INDEX]
+    sizes = usage.sum(axis=1)
+    parts: list[tuple[np.ndarray, ...]] = []
+    for m, u in zip(problem.free, problem.free_usage):
+        overlap = np.minimum(usage, u[None, :]).sum(axis=1)
+        size = int(u.sum())
+        allowed = (overlap == size) | ((overlap >= min(MIN_CONTINUATION_OVERLAP, size)) & (jokers_in <= u[JOKER_INDEX]))
+        ks = np.nonzero(allowed)[0]
+        first = next(t.index for t in problem.old_melds[m].tiles if not t.is_joker)
+        parts.append((
+            np.full(len(ks), m), ks, overlap[ks], (overlap[ks] == size) & (sizes[ks] == size), usage[ks, first] > 0,
+        ))
+    if not parts:
+        empty = np.zeros(0, dtype=np.int64)
+        return _Continuations(empty, empty, empty, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
+    return _Continuations(*(np.concatenate(column) for column in zip(*parts)))
+
+
+def _solve_rearrange(problem: _Problem, objective: Objective, time_limit_s: float) -> _Outcome:
+    """Max tiles (or value) placed, ties broken by least disruption of the free old melds.
+
+    Columns: ``x[k]`` copies of candidate k laid as new melds, ``c[j]`` one copy of candidate
+    ``targets[j]`` continuing old meld ``owners[j]`` (its shared tiles stay in place), ``y[i]``
+    rack tiles of kind i played, and for value ``z`` (jokers' worth) and ``v`` (a switch).
+    Both kinds of meld column carry tiles, so no rows link an old meld to its continuation.
+    """
     cat = problem.catalogue
-    solver = _new_solver(backend, time_limit_s)
-    available = problem.table_counts + problem.rack_counts
-    x = _int_vars(solver, _copies_bound(cat.usage, available), "x")
-    y = {int(i): solver.IntVar(0, int(problem.rack_counts[i]), f"y{i}") for i in np.nonzero(problem.rack_counts)[0]}
-    for i in np.nonzero(available)[0]:
-        row = solver.Constraint(float(problem.table_counts[i]), float(problem.table_counts[i]))
-        for k in np.nonzero(cat.usage[:, i])[0]:
-            row.SetCoefficient(x[k], float(cat.usage[k, i]))
-        if int(i) in y:
-            row.SetCoefficient(y[int(i)], -1.0)
-    objective_fn = solver.Objective()
+    rack = problem.rack_counts
+    available = problem.table_counts + rack
+    conts = _continuations(problem)
+    melds = np.concatenate([np.arange(len(cat.melds)), conts.targets]).astype(np.int64)
+    n_x, n_c = len(cat.melds), len(conts.targets)
+    rack_kinds = np.nonzero(rack)[0]
+    first_y = n_x + n_c
     # Lexicographic weights, most important first: primary (tiles or value placed), old melds
-    # kept, tiles staying, value (tile objective only), fewer melds. Each weight exceeds the
-    # whole range of everything below it; the MIP gap is zero so the order is exact.
-    n_tiles = int(available.sum())
-    value_tiebreak = disruption and objective is Objective.TILES
-    scale = 1
-    w_melds = scale if disruption else 0
-    scale *= n_tiles // rules_min(problem) + 1
+    # kept, tiles staying, value (tile objective only), fewer melds, and last, so that equal
+    # moves are told apart the same way every time, old melds keeping their first tile in
+    # place. Each weight exceeds the whole range of everything below it; the MIP gap is zero
+    # so the order is exact.
+    value_tiebreak = objective is Objective.TILES
+    w_first = 1
+    w_melds = w_first * (len(problem.free) + 1)
+    scale = w_melds * (int(available.sum()) // rules_min(problem) + 1)
     w_value = scale if value_tiebreak else 0
-    scale *= (n_tiles * MAX_NUMBER + 1) * 2 if value_tiebreak else 1
-    w_stay = scale if disruption else 0
-    scale *= n_tiles + 1
-    w_kept = scale if disruption else 0
-    scale *= len(problem.free) + 1
-    w_primary = scale if disruption else 1
-    for var in x:
-        objective_fn.SetCoefficient(var, -float(w_melds))
-    weight = float(w_primary if objective is Objective.VALUE else w_value)
-    for i, var in y.items():
-        per_tile = w_primary if objective is Objective.TILES else 0
-        number = Tile.from_index(i).number if i != JOKER_INDEX else 0
-        objective_fn.SetCoefficient(var, float(per_tile) + weight * float(number or 0))
+    scale *= int(rack.sum()) * MAX_NUMBER + 1 if value_tiebreak else 1
+    w_stay = scale
+    w_kept = w_stay * (int(problem.table_counts.sum()) + 1)
+    w_primary = w_kept * (len(problem.free) + 1)
+    weight = w_primary if objective is Objective.VALUE else w_value
+    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in rack_kinds], dtype=np.float64)
+    per_tile = w_primary if objective is Objective.TILES else 0
+    objective_parts = [
+        np.full(n_x, -float(w_melds)),
+        w_stay * conts.overlaps + w_kept * conts.exact + w_first * conts.keeps_first - float(w_melds),
+        per_tile + weight * numbers,
+    ]
+    upper_parts = [
+        _copies_bound(cat.usage, available).astype(np.float64),
+        np.ones(n_c),
+        rack[rack_kinds].astype(np.float64),
+    ]
+    # Every table tile lies in a meld; rack tiles in melds are the ones played.
+    kinds = np.nonzero(available)[0]
+    usage = cat.usage[melds][:, kinds]
+    cols, rows = np.nonzero(usage.T)[::-1]
+    y_rows = np.searchsorted(kinds, rack_kinds)
+    equal = Rows(
+        np.concatenate([rows, y_rows]),
+        np.concatenate([cols, first_y + np.arange(len(rack_kinds))]),
+        np.concatenate([usage[cols, rows].astype(np.float64), -np.ones(len(rack_kinds))]),
+        problem.table_counts[kinds].astype(np.float64),
+    )
+    # Each old meld continues into at most one new meld.
+    owner_rows = np.searchsorted(np.asarray(problem.free, dtype=np.int64), conts.owners)
+    at_most = Rows(owner_rows, n_x + np.arange(n_c), np.ones(n_c), np.ones(len(problem.free)))
+    n_vars = first_y + len(rack_kinds)
+    continuous = np.zeros(n_vars, dtype=bool)
     if weight:
         # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
         # at most 13 per rack joker played (a table joker's new value alone is not "placed").
         # z = min(13 x rack jokers played, max(0, jokers' net gain)); binary v picks the branch
         # of the max. With no rack joker played the jokers count nothing.
-        big = float(MAX_NUMBER * (int(problem.table_counts[JOKER_INDEX]) + int(problem.rack_counts[JOKER_INDEX])) + 1)
-        joker_worth = solver.NumVar(0.0, solver.infinity(), "z")
-        gain_branch = solver.BoolVar("v")
-        by_rack = solver.Constraint(-solver.infinity(), 0.0)  # z <= 13 * y_joker
-        by_rack.SetCoefficient(joker_worth, 1.0)
-        if JOKER_INDEX in y:
-            by_rack.SetCoefficient(y[JOKER_INDEX], -float(MAX_NUMBER))
-        old_jokers = sum(joker_value(problem.old_melds[i]) for i in problem.free)
-        by_gain = solver.Constraint(-solver.infinity(), big - float(old_jokers))  # z <= gain + big (1 - v)
-        by_gain.SetCoefficient(joker_worth, 1.0)
-        by_gain.SetCoefficient(gain_branch, big)
-        for k in np.nonzero(cat.joker_values)[0]:
-            by_gain.SetCoefficient(x[k], -float(cat.joker_values[k]))
-        by_zero = solver.Constraint(-solver.infinity(), 0.0)  # z <= big * v
-        by_zero.SetCoefficient(joker_worth, 1.0)
-        by_zero.SetCoefficient(gain_branch, -big)
-        objective_fn.SetCoefficient(joker_worth, weight)
-    # Continuations: old meld m stays (partly) in place as one copy of candidate k.
-    cont: dict[tuple[int, int], pywraplp.Variable] = {}
-    into: dict[int, list[pywraplp.Variable]] = {}
-    jokers_in = cat.usage[:, JOKER_INDEX]
-    for m, u in zip(problem.free, problem.free_usage if disruption else ()):
-        overlap = np.minimum(cat.usage, u[None, :]).sum(axis=1)
-        size = int(u.sum())
-        one = solver.Constraint(0.0, 1.0)
-        # A meld continues into a superset of itself, or into a piece sharing >= 2 of its tiles
-        # that brings in no joker from elsewhere (this prunes most of the joker variants).
-        superset = overlap == size
-        piece = (overlap >= min(MIN_CONTINUATION_OVERLAP, size)) & (jokers_in <= u[JOKER_INDEX])
-        for k in np.nonzero(superset | piece)[0]:
-            var = solver.BoolVar(f"c{m}_{k}")
-            cont[(m, int(k))] = var
-            one.SetCoefficient(var, 1.0)
-            into.setdefault(int(k), []).append(var)
-            exact = overlap[k] == size and int(cat.usage[k].sum()) == size
-            objective_fn.SetCoefficient(var, float(w_stay * int(overlap[k]) + (w_kept if exact else 0)))
-    for k, vars_ in into.items():
-        cap = solver.Constraint(-solver.infinity(), 0.0)
-        for var in vars_:
-            cap.SetCoefficient(var, 1.0)
-        cap.SetCoefficient(x[k], -1.0)
-    objective_fn.SetMaximization()
-    optimal = _run(solver)
-    counts = {k: round(v.solution_value()) for k, v in enumerate(x) if round(v.solution_value())}
-    played = {i: round(v.solution_value()) for i, v in y.items() if round(v.solution_value())}
+        z, v = n_vars, n_vars + 1
+        big = float(MAX_NUMBER * (int(problem.table_counts[JOKER_INDEX]) + int(rack[JOKER_INDEX])) + 1)
+        old_jokers = float(sum(joker_value(problem.old_melds[i]) for i in problem.free))
+        joker_cols = np.nonzero(cat.joker_values[melds])[0]
+        y_joker = first_y + np.nonzero(rack_kinds == JOKER_INDEX)[0]
+        by_rack = (np.r_[z, y_joker], np.r_[1.0, -float(MAX_NUMBER) * np.ones(len(y_joker))])  # z <= 13 y_joker
+        by_gain = (np.r_[z, v, joker_cols], np.r_[1.0, big, -cat.joker_values[melds][joker_cols]])  # z <= gain + big (1 - v)
+        by_zero = (np.r_[z, v], np.r_[1.0, -big])  # z <= big v
+        joker_rows = [by_rack, by_gain, by_zero]
+        at_most = at_most.stacked(Rows(
+            np.concatenate([np.full(len(c), r) for r, (c, _) in enumerate(joker_rows)]),
+            np.concatenate([c for c, _ in joker_rows]),
+            np.concatenate([w for _, w in joker_rows]),
+            np.array([0.0, big - old_jokers, 0.0]),
+        ))
+        objective_parts.append(np.array([float(weight), 0.0]))
+        upper_parts.append(np.array([np.inf, 1.0]))
+        continuous = np.r_[continuous, True, False]
+    program = IntegerProgram(
+        np.concatenate(objective_parts), np.concatenate(upper_parts), equal, at_most, continuous
+    )
+    solution = mip.solve(program, time_limit_s)
+    laid = solution.values[:first_y].astype(np.int64)
+    counts_all = np.bincount(melds, weights=laid, minlength=n_x).astype(np.int64)
+    counts = {int(k): int(n) for k, n in enumerate(counts_all) if n}
+    played_counts = solution.values[first_y:first_y + len(rack_kinds)].astype(np.int64)
+    played = {int(i): int(n) for i, n in zip(rack_kinds, played_counts) if n}
     if objective is Objective.TILES:
         primary = sum(played.values())
     else:
@@ -355,44 +324,48 @@ def _solve_rearrange(
         gain -= sum(joker_value(problem.old_melds[i]) for i in problem.free)
         primary = value_placed(played, gain)
     if not played:
-        return _Outcome({}, {}, 0, optimal)
-    continuations = {m: k for (m, k), v in cont.items() if round(v.solution_value())}
-    return _Outcome(counts, continuations, primary, optimal)
+        return _Outcome({}, {}, 0, solution.optimal, kept=len(problem.free))
+    chosen = np.nonzero(laid[n_x:])[0]
+    continuations = {int(conts.owners[j]): int(conts.targets[j]) for j in chosen}
+    kept = int(conts.exact[chosen].sum())
+    return _Outcome(counts, continuations, primary, solution.optimal, kept)
 
 
-def _solve_initial(
-    problem: _Problem, position: Position, objective: Objective, time_limit_s: float, backend: str
-) -> _Outcome:
-    """Initial meld: new melds from the rack only, together worth at least the threshold."""
+def _solve_initial(problem: _Problem, position: Position, objective: Objective, time_limit_s: float) -> _Outcome:
+    """Initial meld: new melds from the rack only, together worth at least the threshold.
+
+    Columns: copies of each candidate, then ``play``; value >= threshold * play, and nothing
+    is laid unless play.
+    """
     cat = problem.catalogue
     rack = problem.rack_counts
-    solver = _new_solver(backend, time_limit_s)
-    x = _int_vars(solver, _copies_bound(cat.usage, rack), "x")
-    for i in np.nonzero(rack)[0]:
-        row = solver.Constraint(0.0, float(rack[i]))
-        for k in np.nonzero(cat.usage[:, i])[0]:
-            row.SetCoefficient(x[k], float(cat.usage[k, i]))
-    play = solver.BoolVar("play")
-    # value >= threshold * play, and nothing is laid unless play.
-    threshold = solver.Constraint(0.0, solver.infinity())
-    laid = solver.Constraint(-solver.infinity(), 0.0)
-    big = float(len(position.rack))
-    for k, var in enumerate(x):
-        threshold.SetCoefficient(var, float(cat.values[k]))
-        laid.SetCoefficient(var, 1.0)
-    threshold.SetCoefficient(play, -float(position.rules.initial_meld_threshold))
-    laid.SetCoefficient(play, -big)
-    objective_fn = solver.Objective()
+    n_x = len(cat.melds)
+    play = n_x
+    kinds = np.nonzero(rack)[0]
+    usage = cat.usage[:, kinds]
+    cols, rows = np.nonzero(usage.T)[::-1]
+    uses = Rows(rows, cols, usage[cols, rows].astype(np.float64), rack[kinds].astype(np.float64))
+    everything = np.arange(n_x)
+    threshold = Rows(
+        np.zeros(n_x + 1, np.int64), np.r_[everything, play],
+        np.r_[-cat.values.astype(np.float64), float(position.rules.initial_meld_threshold)], np.zeros(1),
+    )
+    laid = Rows(np.zeros(n_x + 1, np.int64), np.r_[everything, play], np.r_[np.ones(n_x), -float(len(position.rack))], np.zeros(1))
     weights = cat.usage.sum(axis=1) if objective is Objective.TILES else cat.values
     # Tile objective: among openings with the most tiles, the most valuable one.
     tiebreak = int(rack.sum()) * MAX_NUMBER + 1 if objective is Objective.TILES else 0
-    for k, var in enumerate(x):
-        objective_fn.SetCoefficient(var, float(weights[k] * max(tiebreak, 1) + (cat.values[k] if tiebreak else 0)))
-    objective_fn.SetMaximization()
-    optimal = _run(solver)
-    counts = {k: round(v.solution_value()) for k, v in enumerate(x) if round(v.solution_value())}
+    scores = weights * max(tiebreak, 1) + (cat.values if tiebreak else 0)
+    program = IntegerProgram(
+        np.r_[scores.astype(np.float64), 0.0],
+        np.r_[_copies_bound(cat.usage, rack).astype(np.float64), 1.0],
+        Rows.empty(),
+        uses.stacked(threshold).stacked(laid),
+        np.zeros(n_x + 1, dtype=bool),
+    )
+    solution = mip.solve(program, time_limit_s)
+    counts = {k: int(n) for k, n in enumerate(solution.values[:n_x]) if n}
     primary = sum(int(weights[k]) * n for k, n in counts.items())
-    return _Outcome(counts, {}, primary, optimal)
+    return _Outcome(counts, {}, primary, solution.optimal)
 
 
 def _draw(
