@@ -1,7 +1,7 @@
 """Evaluate the tile detector and the meld layout; print the figures the model card records.
 
 ``python -m vision.evaluate_detector [--real ../shared/datasets/rummikub-real] [--weights models/detector.pt]
-[--synthetic 20] [--big 6] [--big-synthetic 6] [--seed 12345]``
+[--synthetic 20] [--big 6] [--big-synthetic 6] [--seed 12345] [--melds-only] [--annotations datasets/real_melds.yaml]``
 
 * real validation split: precision, recall (IoU 0.5, after the detector's confidence threshold),
   AP50 (all-point interpolated, every box down to conf 0.001), missed/extra tiles per photo;
@@ -9,7 +9,12 @@
   (a true meld counts when exactly its detected tiles form one group);
 * resolution strategy: the real photos upscaled to 12 MP (4032×3024), and crowded synthetic
   12 MP tables whose tiles are small, with ``tiling`` never vs auto and a larger ``imgsz``:
-  recall and seconds per photo (detection only; decoding the JPEG is not included).
+  recall and seconds per photo (detection only; decoding the JPEG is not included);
+* meld grouping on the real photos, against this project's meld annotations
+  (``datasets/real_melds.yaml``: all 34 validation photos, and 25 training photos that layout was
+  tuned on): ``vision.layout`` fed (a) the label boxes - layout alone - and (b) the detector's boxes -
+  end to end, where a true meld counts only when all its tiles are found (IoU 0.5) and form one group
+  with nothing else. Tables and racks apart; loose tiles (one-tile melds) are counted on their own.
 """
 
 from __future__ import annotations
@@ -22,13 +27,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from datasets.annotate_melds import DEFAULT_ANNOTATIONS, PhotoMelds, label_boxes, load_annotations, photo_files
 from vision.detections import Detections, box_iou
 from vision.detector import DEFAULT_WEIGHTS, detect_tiles
 from vision.images import load_image
 from vision.layout import group_into_melds
 from vision.train_detector import REPO_ROOT, polygon_line_to_box
 
-__all__ = ["match", "average_precision", "Counts", "main"]
+__all__ = ["match", "average_precision", "Counts", "MeldCounts", "exact_melds", "score_photo", "main"]
 
 
 @dataclass
@@ -96,6 +102,79 @@ def average_precision(results: list[tuple[Detections, np.ndarray]], iou: float =
     return float(np.sum((recall[1:] - recall[:-1]) * precision[1:]))
 
 
+def exact_melds(groups: list[list[int]], truth: list[list[int]] | tuple, pairs: dict[int, int] | None = None) -> list[bool]:
+    """For each true meld: is it one of ``groups`` exactly?
+
+    ``groups`` index the boxes layout saw; ``pairs`` maps those to truth indices (detection ->
+    label line, from :func:`match`); ``None`` when layout saw the truth boxes themselves. A group
+    holding a box with no true tile (an extra detection) matches no meld, and a meld with a tile
+    the detector missed cannot be matched.
+    """
+    if pairs is None:
+        pairs = {i: i for g in groups for i in g}
+    as_truth = {frozenset(pairs[i] for i in g) for g in groups if all(i in pairs for i in g)}
+    return [frozenset(m) in as_truth for m in truth]
+
+
+@dataclass
+class MeldCounts:
+    """Melds (two or more tiles; on a rack, every tier) and loose tiles, grouped exactly or not."""
+
+    melds: int = 0
+    exact: int = 0
+    loose: int = 0
+    alone: int = 0
+    photos: int = 0
+
+    @property
+    def accuracy(self) -> float:
+        return self.exact / self.melds if self.melds else 1.0
+
+    def line(self, kind: str) -> str:
+        text = f"{'tiers' if kind == 'rack' else 'melds'} {self.exact}/{self.melds} = {self.accuracy:.3f}"
+        if self.loose:
+            text += f", loose tiles kept alone {self.alone}/{self.loose} = {self.alone / self.loose:.3f}"
+        return f"{kind}s ({self.photos} photos): {text}"
+
+
+def score_photo(counts: MeldCounts, photo: PhotoMelds, groups: list[list[int]], pairs: dict[int, int] | None = None) -> None:
+    """Add one photo's grouping to ``counts``."""
+    counts.photos += 1
+    for meld, ok in zip(photo.melds, exact_melds(groups, list(photo.melds), pairs)):
+        if len(meld) > 1 or photo.kind == "rack":
+            counts.melds += 1
+            counts.exact += ok
+        else:
+            counts.loose += 1
+            counts.alone += ok
+
+
+def _melds_report(real: Path, annotations: Path, weights: Path, conf: float, imgsz: int, splits: tuple[str, ...]) -> None:
+    """Meld-grouping figures on the annotated real photos, label boxes and detector boxes."""
+    for split, photos in load_annotations(annotations).items():
+        if split not in splits:
+            continue
+        by_source: dict[str, dict[str, MeldCounts]] = {"label boxes (layout alone)": {}, "detector boxes (end to end)": {}}
+        for stem, photo in photos.items():
+            if photo.kind not in ("table", "rack"):
+                continue  # heaps and backgrounds: no meld structure to score
+            image_file, label_file = photo_files(real, split, stem)
+            image = load_image(image_file)
+            truth, _ = label_boxes(label_file, image.shape[1], image.shape[0])
+            dets = Detections(truth, np.ones(len(truth), np.float32))
+            score_photo(by_source["label boxes (layout alone)"].setdefault(photo.kind, MeldCounts()), photo,
+                        group_into_melds(dets, photo.kind))
+            found = detect_tiles(image, weights=weights, conf=conf, imgsz=imgsz, tiling="never")
+            score_photo(by_source["detector boxes (end to end)"].setdefault(photo.kind, MeldCounts()), photo,
+                        group_into_melds(found, photo.kind), match(found, truth))
+        role = "validation" if split == "valid" else "layout tuning set"
+        for source, per_kind in by_source.items():
+            print(f"real {split} melds ({role}), {source}:")
+            for kind in ("table", "rack"):
+                if kind in per_kind:
+                    print(f"  {per_kind[kind].line(kind)}")
+
+
 def real_split(root: Path) -> list[tuple[Path, np.ndarray]]:
     """(photo, truth boxes in pixels) for the real validation split."""
     out = []
@@ -156,7 +235,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big", type=int, default=6, help="real photos upscaled to 12 MP for the resolution study (0: skip)")
     parser.add_argument("--big-synthetic", type=int, default=6, help="crowded synthetic 12 MP scenes (0: skip)")
     parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--annotations", type=Path, default=DEFAULT_ANNOTATIONS, help="meld annotations of the real photos")
+    parser.add_argument("--melds-only", action="store_true", help="only the meld-grouping figures on the real photos")
+    parser.add_argument("--melds-split", choices=("valid", "train", "both"), default="both",
+                        help="annotated split(s) for the meld figures (tune layout on train only)")
     args = parser.parse_args(argv)
+
+    if args.real.is_dir():
+        splits = ("valid", "train") if args.melds_split == "both" else (args.melds_split,)
+        _melds_report(args.real, args.annotations, args.weights, args.conf, args.imgsz, splits)
+    if args.melds_only:
+        return 0
 
     if args.real.is_dir():
         samples = [(load_image(path), truth) for path, truth in real_split(args.real)]

@@ -9,14 +9,21 @@ returns indices into ``detections``, one list per meld (``kind="table"``) or per
 
 Table: two tiles are linked when they sit side by side - centres about one tile *width* apart
 along the direction across the tile's long side (a tall box links left/right, a wide box -
-a tile turned 90° - links up/down; a near-square box, a tile turned ~45°, links by distance
-alone). Tiles stacked end to end (one tile *height* apart) are not linked, so two melds laid
-one above the other stay apart. Linked tiles form a meld, ordered along its main axis:
-left to right, or top to bottom for a column. That order is the photo's; whether a meld is
-upside down (read right to left) is for the tile reader to say, from the marks under the numbers.
+a tile turned 90° - links up/down). A near-square box is a tile turned ~45° or an upright tile
+squashed by perspective; the direction to its neighbour says which, and so how far apart touching
+tiles lie (``_turned_step``). Tiles stacked end to end (one tile *height* apart) are not linked,
+so two melds laid one above the other stay apart. A meld is straight: in a group that is not,
+the links that bend it (a diagonal contact between two offset rows, a loose tile at a corner)
+are cut. Linked tiles form a meld, ordered along its main axis: left to right, or top to bottom
+for a column. That order is the photo's; whether a meld is upside down (read right to left) is
+for the tile reader to say, from the marks under the numbers.
 
-Rack: tiles are grouped into tiers by their height on the rack after undoing the photo's tilt
-(and a quarter turn, when the standing tiles look wide), and ordered left to right within a tier.
+Rack: the tiers' direction is the one along which most near tiles line up (found up to ±50°,
+after a quarter turn when the standing tiles look wide); tiles are grouped into tiers by their
+height across it, and ordered along it within a tier.
+
+Tuned on 25 annotated real training photos (``datasets/real_melds.yaml``) and synthetic scenes;
+figures in ``models/detector.md`` (``python -m vision.evaluate_detector --melds-only``).
 """
 
 from __future__ import annotations
@@ -30,12 +37,25 @@ __all__ = ["group_into_melds", "LAYOUT_KINDS"]
 LAYOUT_KINDS = ("table", "rack")
 #: A tile's long side over its short side (Rummikub tiles are about 2:3).
 _TILE_ASPECT = 1.4
+#: A box this much taller than wide (or wider than tall) shows which way its tile lies.
+_ORIENTED = 1.15
+#: Oriented boxes up to this aspect may still be a turned tile in a sheared or foreshortened photo.
+_NEAR_SQUARE = 1.25
 #: Largest centre distance, in tile widths, for two tiles to count as side by side.
 _MAX_STEP = 1.3
-#: The same for tiles turned ~20-70° (their boxes say less about where their neighbours sit).
-_MAX_STEP_TURNED = 1.2
+#: The same for near-square boxes, in widths of the tile they would be (see ``_turned_step``).
+_MAX_STEP_TURNED = 1.1
+#: The aspect a near-square box's tile is taken to have (1.0-1.35 between squashed and upright).
+_SQUASHED_ASPECT = 1.2
 #: Largest sideways offset, in tile heights, between two side-by-side tiles.
 _MAX_SHIFT = 0.45
+#: Rack: neighbours within this many tile heights count when finding the tilt, up to this many degrees.
+_RACK_REACH = 2.5
+_RACK_MAX_TILT = 50.0
+#: A group is straight when no centre lies farther than this many tile widths off its main line.
+_STRAIGHT = 0.5
+#: Largest angle, in degrees, between two links that continue one straight meld.
+_BEND = 25.0
 
 
 def _tile_widths(dets: Detections) -> np.ndarray:
@@ -47,33 +67,60 @@ def _tile_widths(dets: Detections) -> np.ndarray:
     return short / (1.0 + 0.2 * squareness)
 
 
-def _links(dets: Detections) -> list[tuple[int, int]]:
+def _turned_step(dets: Detections, i: int, j: int) -> float:
+    """Centre distance of two near-square boxes in widths of the tile they would be, lying side by side.
+
+    A near-square box is a tile turned ~45°, or an upright tile squashed by perspective; which,
+    the direction between the two centres says. For tiles of width w and (apparent) aspect a
+    turned by t, the box's extent along the meld is w (1 + a sin 2t): w itself along a row or
+    column of squashed tiles, about w (1 + a) along a diagonal. Touching tiles give 1.0.
+    """
+    dx, dy = dets.centers[j] - dets.centers[i]
+    angle = float(np.arctan2(abs(dy), abs(dx)))
+    turn = min(angle, np.pi / 2 - angle)
+    extent = np.cos(angle) * (dets.widths[i] + dets.widths[j]) / 2 + np.sin(angle) * (dets.heights[i] + dets.heights[j]) / 2
+    return float(np.hypot(dx, dy) * (1 + _SQUASHED_ASPECT * np.sin(2 * turn)) / max(extent, 1e-6))
+
+
+def _oriented_link(dets: Detections, widths: np.ndarray, i: int, j: int, wide: bool) -> bool:
+    """Two tall boxes side by side in a row, or (``wide``) two wide boxes in a column."""
+    dx, dy = dets.centers[j] - dets.centers[i]
+    along, across = (dy, dx) if wide else (dx, dy)
+    long_sides = dets.widths if wide else dets.heights
+    if np.hypot(dx, dy) > _MAX_STEP * (widths[i] + widths[j]) / 2:
+        return False
+    return abs(across) <= _MAX_SHIFT * (long_sides[i] + long_sides[j]) / 2 and abs(along) >= abs(across)
+
+
+def _links(dets: Detections) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
+    """Pairs of tiles lying side by side, and which of them rest on distance alone (turned tiles).
+
+    Boxes clearly taller than wide (or wider than tall) show which way their meld runs; a pair of
+    them must sit along that way. Other pairs - near-square boxes, or oriented ones that fail that
+    test but are nearly square (a sheared or foreshortened photo) - link when their distance fits
+    tiles lying side by side (``_turned_step``); such links are *weak*.
+    """
     centres = dets.centers
     widths = _tile_widths(dets)
     w, h = dets.widths, dets.heights
     aspect = np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6)
     links: list[tuple[int, int]] = []
-    n = len(dets)
-    for i in range(n):
-        for j in range(i + 1, n):
-            dx, dy = centres[j] - centres[i]
-            distance = float(np.hypot(dx, dy))
-            width = (widths[i] + widths[j]) / 2
-            # Direction test for boxes that show their orientation (tall: row, wide: column).
-            tall = h[i] > w[i] * 1.15 and h[j] > w[j] * 1.15
-            wide = w[i] > h[i] * 1.15 and w[j] > h[j] * 1.15
-            if distance > (_MAX_STEP if tall or wide else _MAX_STEP_TURNED) * width:
+    weak: set[tuple[int, int]] = set()
+    for i in range(len(dets)):
+        for j in range(i + 1, len(dets)):
+            tall = h[i] > w[i] * _ORIENTED and h[j] > w[j] * _ORIENTED
+            wide = w[i] > h[i] * _ORIENTED and w[j] > h[j] * _ORIENTED
+            if (tall or wide) and _oriented_link(dets, widths, i, j, wide):
+                links.append((i, j))
                 continue
-            if tall and abs(dy) > _MAX_SHIFT * (h[i] + h[j]) / 2:
+            if (tall or wide) and max(aspect[i], aspect[j]) > _NEAR_SQUARE:
                 continue
-            if wide and abs(dx) > _MAX_SHIFT * (w[i] + w[j]) / 2:
-                continue
-            if (tall and abs(dx) < abs(dy)) or (wide and abs(dy) < abs(dx)):
-                continue
-            if not (tall or wide) and min(aspect[i], aspect[j]) > 1.15 and (h[i] > w[i]) != (h[j] > w[j]):
+            if min(aspect[i], aspect[j]) > _ORIENTED and (h[i] > w[i]) != (h[j] > w[j]):
                 continue  # one tile upright, the other turned: not the same meld
-            links.append((i, j))
-    return links
+            if _turned_step(dets, i, j) <= _MAX_STEP_TURNED:
+                links.append((i, j))
+                weak.add((i, j))
+    return links, weak
 
 
 def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
@@ -120,29 +167,100 @@ def _reading_order(groups: list[list[int]], boxes: np.ndarray) -> list[list[int]
     return [g for _, g in sorted(zip(keys, groups), key=lambda kg: kg[0])]
 
 
+def _direction(centres: np.ndarray, link: tuple[int, int]) -> float:
+    """A link's direction in degrees, 0..180 (a line has no sense)."""
+    dx, dy = centres[link[1]] - centres[link[0]]
+    return float(np.degrees(np.arctan2(dy, dx)) % 180.0)
+
+
+def _angle_between(a: float, b: float) -> float:
+    d = abs(a - b) % 180.0
+    return min(d, 180.0 - d)
+
+
+def _is_straight(members: list[int], centres: np.ndarray, tolerance: float) -> bool:
+    """Whether the tiles' centres lie on one line (within ``tolerance`` pixels)."""
+    if len(members) < 3:
+        return True
+    points = centres[members] - centres[members].mean(axis=0)
+    _, _, vt = np.linalg.svd(points, full_matrices=False)
+    return float(np.abs(points @ vt[1]).max()) <= tolerance
+
+
+def _dominant(directions: list[float]) -> float:
+    """The direction (degrees, 0..180) that most of ``directions`` lie within ``_BEND`` of."""
+    return max(directions, key=lambda d: sum(_angle_between(d, other) <= _BEND for other in directions))
+
+
+def _straighten(
+    links: list[tuple[int, int]], weak: set[tuple[int, int]], centres: np.ndarray, tolerance: float
+) -> list[tuple[int, int]]:
+    """Drop the links that bend a meld: a meld is a straight row or column of tiles.
+
+    In a group whose tiles do not lie on one line, some link is a chance contact - two rows laid
+    with an offset, a loose tile touching a meld's corner. First cut are the links that rest on
+    distance alone (turned tiles, whose boxes don't show which way the meld runs) and stray more
+    than ``_BEND`` degrees from the group's main direction; then, if the group is still bent, the
+    links that continue no other link in a straight line at either end. Repeats until every group
+    is straight or nothing more is cut; so an L of two melds of upright tiles keeps its links.
+    """
+    n = len(centres)
+    while True:
+        directions = {link: _direction(centres, link) for link in links}
+        at: dict[int, list[tuple[int, int]]] = {}
+        for link in links:
+            for end in link:
+                at.setdefault(end, []).append(link)
+        bent = [set(g) for g in _components(n, links) if not _is_straight(g, centres, tolerance)]
+        cut: set[tuple[int, int]] = set()
+        for members in bent:
+            inside = [link for link in links if link[0] in members]
+            main = _dominant([directions[link] for link in inside])
+            cut |= {link for link in inside if link in weak and _angle_between(directions[link], main) > _BEND}
+        if not cut:  # only then the lonely links: a stray cut may already have made the group straight
+            for members in bent:
+                cut |= {
+                    link
+                    for link in links
+                    if link[0] in members
+                    and not any(
+                        other != link and _angle_between(directions[other], directions[link]) <= _BEND
+                        for end in link
+                        for other in at[end]
+                    )
+                }
+        if not cut:
+            return links
+        links = [link for link in links if link not in cut]
+
+
 def _table(dets: Detections) -> list[list[int]]:
-    groups = _components(len(dets), _links(dets))
     centres = dets.centers
+    tolerance = _STRAIGHT * float(np.median(np.minimum(dets.widths, dets.heights)))
+    links, weak = _links(dets)
+    groups = _components(len(dets), _straighten(links, weak, centres, tolerance))
     ordered = [_order_along_axis(g, centres) for g in groups]
     return _reading_order(ordered, dets.boxes)
 
 
-def _tilt(centres: np.ndarray, widths: np.ndarray) -> float:
-    """The photo's tilt: median angle from each tile to its nearest roughly-horizontal neighbour."""
-    angles = []
-    for i, c in enumerate(centres):
-        d = centres - c
-        dist = np.hypot(d[:, 0], d[:, 1])
-        dist[i] = np.inf
-        horizontal = np.abs(d[:, 1]) < np.abs(d[:, 0]) * 0.6
-        candidates = np.where(horizontal & (dist < 2.5 * widths[i]))[0]
-        if len(candidates):
-            j = candidates[np.argmin(dist[candidates])]
-            dx, dy = d[j]
-            if dx < 0:
-                dx, dy = -dx, -dy
-            angles.append(np.arctan2(dy, dx))
-    return float(np.median(angles)) if angles else 0.0
+def _tilt(centres: np.ndarray, size: float) -> float:
+    """The rack's tilt (radians): the direction along which most tiles have a neighbour level with them.
+
+    Tiles of one tier lie on a line; trying directions up to ±50° and scoring how closely each
+    near pair lines up across that direction finds the tiers' line even when the photo is turned
+    far (a nearest-neighbour angle breaks down past ~30°, where the tier below comes as close).
+    """
+    d = centres[None, :, :] - centres[:, None, :]
+    distance = np.hypot(d[..., 0], d[..., 1])
+    near = (distance > 0) & (distance < _RACK_REACH * size)
+    if not near.any():
+        return 0.0
+    dx, dy = d[..., 0][near], d[..., 1][near]
+    candidates = np.radians(np.arange(-_RACK_MAX_TILT, _RACK_MAX_TILT + 0.5, 0.5))
+    scores = [float(np.exp(-(((np.cos(t) * dy - np.sin(t) * dx) / (0.15 * size)) ** 2)).sum()) for t in candidates]
+    best = max(scores)
+    # Among (near-)ties prefer the smallest turn: a tidy rack photographed straight on.
+    return float(min((t for t, sc in zip(candidates, scores) if sc >= best - 1e-6), key=abs))
 
 
 def _rack(dets: Detections) -> list[list[int]]:
@@ -150,7 +268,7 @@ def _rack(dets: Detections) -> list[list[int]]:
     if np.median(dets.widths / np.maximum(dets.heights, 1e-6)) > 1.1:
         # Standing tiles look wide: the photo is turned a quarter; work in swapped axes.
         centres, heights = centres[:, ::-1].copy(), dets.widths
-    angle = _tilt(centres, np.minimum(dets.widths, dets.heights))
+    angle = _tilt(centres, float(np.median(np.maximum(dets.widths, dets.heights))))
     c, s = np.cos(-angle), np.sin(-angle)
     upright = centres @ np.array([[c, s], [-s, c]])
     order = np.argsort(upright[:, 1], kind="stable")
