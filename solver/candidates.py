@@ -84,7 +84,7 @@ def _groups(rules: RuleSet) -> list[Meld]:
     colours = list(Colour)
     for number in range(1, MAX_NUMBER + 1):
         for size in range(rules.min_meld_size, MAX_GROUP + 1):
-            for jokers in range(0, min(rules.jokers, size - 1) + 1):
+            for jokers in range(min(rules.jokers, size - 1) + 1):
                 real = size - jokers
                 if rules.group_colours_distinct:
                     real_sets = list(combinations(colours, real))

@@ -32,13 +32,13 @@ class Rows:
     rhs: np.ndarray
 
     @staticmethod
-    def empty() -> "Rows":
+    def empty() -> Rows:
         return Rows(np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
 
     def __len__(self) -> int:
         return len(self.rhs)
 
-    def stacked(self, other: "Rows") -> "Rows":
+    def stacked(self, other: Rows) -> Rows:
         return Rows(
             np.concatenate([self.rows, other.rows + len(self)]),
             np.concatenate([self.cols, other.cols]),
@@ -76,8 +76,9 @@ def _spmatrix(rows: Rows, n_rows: int, n_cols: int) -> cvxopt.spmatrix:
     )
 
 
-def solve(program: IntegerProgram, time_limit_s: float) -> Solution:
-    """Solve ``program`` to optimality (zero gap) unless the time limit stops the search."""
+def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
+    """Solve ``program`` to optimality (zero gap) unless the time limit stops the search;
+    ``None`` when it has no solution."""
     n = len(program.objective)
     integer = ~program.continuous
     binary = integer & (program.upper == 1)
@@ -106,6 +107,8 @@ def solve(program: IntegerProgram, time_limit_s: float) -> Solution:
             "tol_obj": OBJECTIVE_TOLERANCE,
         },
     )
+    if status in ("infeasible problem", "LP relaxation is primal infeasible"):
+        return None
     if x is None or status not in ("optimal", "feasible"):
         raise SolverError(f"the MIP solver returned status {status!r}")
     values = np.array(x).ravel()

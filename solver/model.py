@@ -15,16 +15,22 @@ nothing outside them improves the first two criteria. Models are arrays solved b
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from . import mip
-from .candidates import Catalogue, base_catalogue, catalogue_for, fits, joker_value, usage_of
+from .candidates import (
+    Catalogue,
+    base_catalogue,
+    catalogue_for,
+    fits,
+    joker_value,
+    usage_of,
+)
 from .melds import Meld
 from .mip import IntegerProgram, Rows, SolverError
 from .relaxation import relax
-from .rules import RuleSet
 from .state import Objective, Position
 from .steps import build_steps
 from .suggestion import RACK, Action, NewMeld, Suggestion
@@ -60,6 +66,8 @@ class _Outcome:
     optimal: bool
     #: Free old melds left exactly as they were.
     kept: int = 0
+    #: Tiles of the free old melds that stay where they are.
+    staying: int = 0
 
 
 def _counts(tiles: tuple[Tile, ...]) -> np.ndarray:
@@ -145,41 +153,104 @@ def solve(
 def _solve_large(
     position: Position, old_melds: tuple[Meld, ...], objective: Objective, time_limit_s: float
 ) -> tuple[_Problem, _Outcome]:
-    """Solve with the old melds no optimal move touches fixed in place.
+    """Solve with the old melds that no optimal move touches fixed in place.
 
-    The relaxation (:func:`solver.relaxation.relax`) bounds the score ``weight * primary +
-    melds kept`` over the whole table. For a target score, its reduced costs name the old
-    melds a move reaching the target may touch; the full MIP is solved over those. If it
-    reaches the target, the target is the optimum (nothing above it was possible) and every
-    optimal move touches only those melds, so the answer is exact in every criterion.
-    Otherwise nothing reaches the target and the next one down is tried; after a few tries
-    the whole table is opened up.
+    The relaxation (:func:`_keep_program`) bounds the score ``weight * primary + melds kept``
+    over the whole table, and for a target score its reduced costs name every old meld a move
+    reaching the target may touch (usually a few). The MIP over those melds, restricted to
+    moves reaching the target, either finds one, and then the target is the optimum (nothing
+    above it was possible) and the answer is exact in every criterion, or proves there is
+    none, and the next target down is tried. The candidates are cut the same way (only
+    those a move reaching the target can lay). After a few tries, the whole table is opened
+    up with every candidate.
     """
-    everything = tuple(range(len(old_melds)))
     rack = _counts(position.rack)
     table = _counts(position.table_tiles)
     base = catalogue_for(position.rules, table + rack, ())
     old_usage = np.stack([usage_of(m) for m in old_melds])
-    relaxation = relax(
-        base.usage, _copies_bound(base.usage, table + rack), old_usage, table, rack,
-        by_value=objective is Objective.VALUE,
-    )
+    program, weight = _keep_program(base, old_usage, table, rack, objective)
+    relaxation = relax(program)
     if relaxation is not None:
+        keeps = slice(len(base.melds), len(base.melds) + len(old_melds))
+        # Reduced cost of laying any meld: minus the relaxation's prices of its tiles.
+        kinds = np.nonzero(table + rack)[0]
+        tile_price = np.zeros(NUM_KINDS)
+        tile_price[kinds] = relaxation.duals[:len(kinds)]
         target = relaxation.best_possible
         for _ in range(MAX_TARGETS):
-            free = tuple(int(i) for i in np.nonzero(relaxation.may_touch(target))[0])
-            if len(free) == len(old_melds):
+            free = tuple(int(m) for m in np.nonzero(relaxation.may_change(target)[keeps])[0])
+            problem = _priced(_prepare(position, old_melds, free), tile_price, relaxation.slack(target))
+            outcome = _solve_reaching(problem, objective, time_limit_s, weight, target - (len(old_melds) - len(free)))
+            if outcome is not None:
+                if outcome.optimal:
+                    return problem, outcome
                 break
-            problem = _prepare(position, old_melds, free)
-            outcome = _solve_rearrange(problem, objective, time_limit_s)
-            if not outcome.optimal:
-                break
-            score = relaxation.score(outcome.primary, len(old_melds) - len(free) + outcome.kept)
-            if score >= target:
-                return problem, outcome
             target -= 1
-    whole = _prepare(position, old_melds, everything)
-    return whole, _solve_rearrange(whole, objective, time_limit_s)
+    everything = _prepare(position, old_melds, tuple(range(len(old_melds))))
+    return everything, _solve_rearrange(everything, objective, time_limit_s)
+
+
+def _priced(problem: _Problem, tile_price: np.ndarray, slack: float) -> _Problem:
+    """Drop the candidates that no move reaching the target can lay: those whose tiles cost
+    more than ``slack`` at the relaxation's prices (their reduced cost; a candidate outside
+    the relaxation splits into base candidates, whose reduced costs add up). A free old meld
+    as it lies stays, so that it can be kept."""
+    cat = problem.catalogue
+    own = (cat.usage[:, None, :] == problem.free_usage[None, :, :]).all(axis=2).any(axis=1)
+    keep = np.nonzero((cat.usage @ tile_price <= slack) | own)[0]
+    catalogue = Catalogue(tuple(cat.melds[k] for k in keep), cat.usage[keep], cat.values[keep], cat.joker_values[keep])
+    return replace(problem, catalogue=catalogue)
+
+
+def _keep_program(
+    base: Catalogue, old_usage: np.ndarray, table: np.ndarray, rack: np.ndarray, objective: Objective
+) -> tuple[IntegerProgram, int]:
+    """Most tiles (or value) placed, then most old melds kept whole: columns ``x`` (copies of
+    base candidates), ``u`` (old meld kept, 0..1), ``y`` (rack tiles played) and, for value,
+    ``z`` (rack jokers' worth, at most 13 each). The score is ``weight * primary + kept``.
+
+    Every legal move is a solution (its new melds split into base candidates), so the
+    relaxation's optimum bounds the score. A nudge worth less than 1/4 in all rewards keeping
+    the larger melds, steering the relaxation towards touching small melds, as the
+    tiles-moved tie-break prefers.
+    """
+    available = table + rack
+    kinds = np.nonzero(available)[0]
+    rack_kinds = np.nonzero(rack)[0]
+    n_x, n_old = len(base.melds), len(old_usage)
+    first_y = n_x + n_old
+    weight = n_old + 1
+    nudge = 1.0 / (4.0 * (int(table.sum()) + 1))
+    usage = np.concatenate([base.usage, old_usage])[:, kinds]
+    cols, rows = np.nonzero(usage.T)[::-1]
+    equal = Rows(
+        np.concatenate([rows, np.searchsorted(kinds, rack_kinds)]),
+        np.concatenate([cols, first_y + np.arange(len(rack_kinds))]),
+        np.concatenate([usage[cols, rows].astype(np.float64), -np.ones(len(rack_kinds))]),
+        table[kinds].astype(np.float64),
+    )
+    by_value = objective is Objective.VALUE
+    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in rack_kinds], dtype=np.float64)
+    z = first_y + len(rack_kinds)
+    y_joker = first_y + np.nonzero(rack_kinds == JOKER_INDEX)[0]
+    at_most = Rows(  # z <= 13 x rack jokers played
+        np.zeros(1 + len(y_joker), np.int64), np.r_[z, y_joker],
+        np.r_[1.0, -float(MAX_NUMBER) * np.ones(len(y_joker))], np.zeros(1),
+    )
+    program = IntegerProgram(
+        np.concatenate([
+            np.zeros(n_x),
+            1.0 + nudge * old_usage.sum(axis=1),
+            weight * (numbers if by_value else np.ones(len(rack_kinds))),
+            [float(weight) if by_value else 0.0],
+        ]),
+        np.concatenate([
+            _copies_bound(base.usage, available).astype(np.float64), np.ones(n_old),
+            rack[rack_kinds].astype(np.float64), [np.inf],
+        ]),
+        equal, at_most, np.r_[np.zeros(first_y + len(rack_kinds), dtype=bool), True],
+    )
+    return program, weight
 
 
 def rules_min(problem: _Problem) -> int:
@@ -226,42 +297,79 @@ def _continuations(problem: _Problem) -> _Continuations:
     return _Continuations(*(np.concatenate(column) for column in zip(*parts)))
 
 
-def _solve_rearrange(problem: _Problem, objective: Objective, time_limit_s: float) -> _Outcome:
+@dataclass(frozen=True)
+class _Weights:
+    """Objective weight of each criterion, most important first."""
+
+    primary: int
+    kept: int
+    stay: int
+    value: int
+    melds: int
+    first: int
+
+
+def _lexicographic_weights(problem: _Problem, objective: Objective) -> _Weights:
+    """Primary (tiles or value placed), old melds kept, tiles staying, value (tile objective
+    only), fewer melds, and last, so that equal moves are told apart the same way every time,
+    old melds keeping their first tile in place. Each weight exceeds the whole range of
+    everything below it; the MIP gap is zero, so the order is exact."""
+    value_tiebreak = objective is Objective.TILES
+    first = 1
+    melds = first * (len(problem.free) + 1)
+    scale = melds * (int((problem.table_counts + problem.rack_counts).sum()) // rules_min(problem) + 1)
+    value = scale if value_tiebreak else 0
+    scale *= int(problem.rack_counts.sum()) * MAX_NUMBER + 1 if value_tiebreak else 1
+    kept = scale * (int(problem.table_counts.sum()) + 1)
+    return _Weights(kept * (len(problem.free) + 1), kept, scale, value, melds, first)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """Where each kind of column sits in a rearrangement program."""
+
+    melds: np.ndarray  # candidate laid by each meld column (x columns, then c columns)
+    continuations: _Continuations
+    rack_kinds: np.ndarray  # tile kind of each y column
+
+    @property
+    def n_x(self) -> int:
+        return len(self.melds) - len(self.continuations.targets)
+
+    @property
+    def first_y(self) -> int:
+        return len(self.melds)
+
+
+def _layout(problem: _Problem) -> _Layout:
+    conts = _continuations(problem)
+    melds = np.concatenate([np.arange(len(problem.catalogue.melds)), conts.targets]).astype(np.int64)
+    return _Layout(melds, conts, np.nonzero(problem.rack_counts)[0])
+
+
+def _program(problem: _Problem, layout: _Layout, objective: Objective, weights: _Weights) -> IntegerProgram:
     """Max tiles (or value) placed, ties broken by least disruption of the free old melds.
 
     Columns: ``x[k]`` copies of candidate k laid as new melds, ``c[j]`` one copy of candidate
     ``targets[j]`` continuing old meld ``owners[j]`` (its shared tiles stay in place), ``y[i]``
-    rack tiles of kind i played, and for value ``z`` (jokers' worth) and ``v`` (a switch).
+    rack tiles of kind i played, then ``z`` (jokers' worth) and ``v`` (a switch) for value.
     Both kinds of meld column carry tiles, so no rows link an old meld to its continuation.
     """
     cat = problem.catalogue
     rack = problem.rack_counts
     available = problem.table_counts + rack
-    conts = _continuations(problem)
-    melds = np.concatenate([np.arange(len(cat.melds)), conts.targets]).astype(np.int64)
-    n_x, n_c = len(cat.melds), len(conts.targets)
-    rack_kinds = np.nonzero(rack)[0]
-    first_y = n_x + n_c
-    # Lexicographic weights, most important first: primary (tiles or value placed), old melds
-    # kept, tiles staying, value (tile objective only), fewer melds, and last, so that equal
-    # moves are told apart the same way every time, old melds keeping their first tile in
-    # place. Each weight exceeds the whole range of everything below it; the MIP gap is zero
-    # so the order is exact.
-    value_tiebreak = objective is Objective.TILES
-    w_first = 1
-    w_melds = w_first * (len(problem.free) + 1)
-    scale = w_melds * (int(available.sum()) // rules_min(problem) + 1)
-    w_value = scale if value_tiebreak else 0
-    scale *= int(rack.sum()) * MAX_NUMBER + 1 if value_tiebreak else 1
-    w_stay = scale
-    w_kept = w_stay * (int(problem.table_counts.sum()) + 1)
-    w_primary = w_kept * (len(problem.free) + 1)
-    weight = w_primary if objective is Objective.VALUE else w_value
+    conts = layout.continuations
+    melds = layout.melds
+    n_x, n_c = layout.n_x, len(conts.targets)
+    rack_kinds = layout.rack_kinds
+    first_y = layout.first_y
+    w = weights
+    weight = w.primary if objective is Objective.VALUE else w.value
     numbers = np.array([Tile.from_index(int(i)).number or 0 for i in rack_kinds], dtype=np.float64)
-    per_tile = w_primary if objective is Objective.TILES else 0
+    per_tile = w.primary if objective is Objective.TILES else 0
     objective_parts = [
-        np.full(n_x, -float(w_melds)),
-        w_stay * conts.overlaps + w_kept * conts.exact + w_first * conts.keeps_first - float(w_melds),
+        np.full(n_x, -float(w.melds)),
+        w.stay * conts.overlaps + w.kept * conts.exact + w.first * conts.keeps_first - float(w.melds),
         per_tile + weight * numbers,
     ]
     upper_parts = [
@@ -285,38 +393,76 @@ def _solve_rearrange(problem: _Problem, objective: Objective, time_limit_s: floa
     at_most = Rows(owner_rows, n_x + np.arange(n_c), np.ones(n_c), np.ones(len(problem.free)))
     n_vars = first_y + len(rack_kinds)
     continuous = np.zeros(n_vars, dtype=bool)
-    if weight:
-        # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
-        # at most 13 per rack joker played (a table joker's new value alone is not "placed").
-        # z = min(13 x rack jokers played, max(0, jokers' net gain)); binary v picks the branch
-        # of the max. With no rack joker played the jokers count nothing.
-        z, v = n_vars, n_vars + 1
-        big = float(MAX_NUMBER * (int(problem.table_counts[JOKER_INDEX]) + int(rack[JOKER_INDEX])) + 1)
-        old_jokers = float(sum(joker_value(problem.old_melds[i]) for i in problem.free))
-        joker_cols = np.nonzero(cat.joker_values[melds])[0]
-        y_joker = first_y + np.nonzero(rack_kinds == JOKER_INDEX)[0]
-        by_rack = (np.r_[z, y_joker], np.r_[1.0, -float(MAX_NUMBER) * np.ones(len(y_joker))])  # z <= 13 y_joker
-        by_gain = (np.r_[z, v, joker_cols], np.r_[1.0, big, -cat.joker_values[melds][joker_cols]])  # z <= gain + big (1 - v)
-        by_zero = (np.r_[z, v], np.r_[1.0, -big])  # z <= big v
-        joker_rows = [by_rack, by_gain, by_zero]
-        at_most = at_most.stacked(Rows(
-            np.concatenate([np.full(len(c), r) for r, (c, _) in enumerate(joker_rows)]),
-            np.concatenate([c for c, _ in joker_rows]),
-            np.concatenate([w for _, w in joker_rows]),
-            np.array([0.0, big - old_jokers, 0.0]),
-        ))
-        objective_parts.append(np.array([float(weight), 0.0]))
-        upper_parts.append(np.array([np.inf, 1.0]))
-        continuous = np.r_[continuous, True, False]
-    program = IntegerProgram(
-        np.concatenate(objective_parts), np.concatenate(upper_parts), equal, at_most, continuous
-    )
-    solution = mip.solve(program, time_limit_s)
-    laid = solution.values[:first_y].astype(np.int64)
-    counts_all = np.bincount(melds, weights=laid, minlength=n_x).astype(np.int64)
+    # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
+    # at most 13 per rack joker played (a table joker's new value alone is not "placed").
+    # z = min(13 x rack jokers played, max(0, jokers' net gain)); binary v picks the branch
+    # of the max. With no rack joker played the jokers count nothing.
+    z, v = n_vars, n_vars + 1
+    big = float(MAX_NUMBER * (int(problem.table_counts[JOKER_INDEX]) + int(rack[JOKER_INDEX])) + 1)
+    old_jokers = float(sum(joker_value(problem.old_melds[i]) for i in problem.free))
+    joker_cols = np.nonzero(cat.joker_values[melds])[0]
+    y_joker = first_y + np.nonzero(rack_kinds == JOKER_INDEX)[0]
+    by_rack = (np.r_[z, y_joker], np.r_[1.0, -float(MAX_NUMBER) * np.ones(len(y_joker))])  # z <= 13 y_joker
+    by_gain = (np.r_[z, v, joker_cols], np.r_[1.0, big, -cat.joker_values[melds][joker_cols]])  # z <= gain + big (1 - v)
+    by_zero = (np.r_[z, v], np.r_[1.0, -big])  # z <= big v
+    joker_rows = [by_rack, by_gain, by_zero]
+    at_most = at_most.stacked(Rows(
+        np.concatenate([np.full(len(c), r) for r, (c, _) in enumerate(joker_rows)]),
+        np.concatenate([c for c, _ in joker_rows]),
+        np.concatenate([w for _, w in joker_rows]),
+        np.array([0.0, big - old_jokers, 0.0]),
+    ))
+    objective_parts.append(np.array([float(weight), 0.0]))
+    upper_parts.append(np.array([np.inf, 1.0]))
+    continuous = np.r_[continuous, True, False]
+    return IntegerProgram(np.concatenate(objective_parts), np.concatenate(upper_parts), equal, at_most, continuous)
+
+
+def _solve_rearrange(problem: _Problem, objective: Objective, time_limit_s: float) -> _Outcome:
+    """The best move with only the problem's free old melds open (exact, zero gap)."""
+    layout = _layout(problem)
+    solution = mip.solve(_program(problem, layout, objective, _lexicographic_weights(problem, objective)), time_limit_s)
+    if solution is None:
+        raise SolverError("the move model has no solution (leaving the table as it is always is one)")
+    return _outcome(problem, layout, objective, solution.values, solution.optimal)
+
+
+def _solve_reaching(
+    problem: _Problem, objective: Objective, time_limit_s: float, weight: int, floor: int
+) -> _Outcome | None:
+    """The best move among those scoring ``weight * primary + melds kept >= floor`` (kept
+    counted among the free melds); ``None`` if there is none.
+
+    Used when no move scores more than ``floor``: then every such move scores exactly that,
+    the two leading criteria are settled, and the objective only needs the rest of the
+    tie-break, which keeps its weights small.
+    """
+    layout = _layout(problem)
+    weights = replace(_lexicographic_weights(problem, objective), primary=0, kept=0)
+    program = _program(problem, layout, objective, weights)
+    n_y = len(layout.rack_kinds)
+    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in layout.rack_kinds], dtype=np.float64)
+    per_y = numbers if objective is Objective.VALUE else np.ones(n_y)
+    exact = layout.n_x + np.nonzero(layout.continuations.exact)[0]
+    z = layout.first_y + n_y  # the rack jokers' worth (value objective)
+    cols = np.r_[layout.first_y + np.arange(n_y), exact, [z] if objective is Objective.VALUE else []].astype(np.int64)
+    values = np.r_[weight * per_y, np.ones(len(exact)), [float(weight)] if objective is Objective.VALUE else []]
+    reaching = Rows(np.zeros(len(cols), np.int64), cols, -values, np.array([-float(floor)]))
+    solution = mip.solve(replace(program, at_most=program.at_most.stacked(reaching)), time_limit_s)
+    if solution is None:
+        return None
+    return _outcome(problem, layout, objective, solution.values, solution.optimal)
+
+
+def _outcome(problem: _Problem, layout: _Layout, objective: Objective, values: np.ndarray, optimal: bool) -> _Outcome:
+    """Read a solution of :func:`_program`."""
+    cat = problem.catalogue
+    conts = layout.continuations
+    laid = values[:layout.first_y].astype(np.int64)
+    counts_all = np.bincount(layout.melds, weights=laid, minlength=layout.n_x).astype(np.int64)
     counts = {int(k): int(n) for k, n in enumerate(counts_all) if n}
-    played_counts = solution.values[first_y:first_y + len(rack_kinds)].astype(np.int64)
-    played = {int(i): int(n) for i, n in zip(rack_kinds, played_counts) if n}
+    played_counts = values[layout.first_y:layout.first_y + len(layout.rack_kinds)].astype(np.int64)
+    played = {int(i): int(n) for i, n in zip(layout.rack_kinds, played_counts) if n}
     if objective is Objective.TILES:
         primary = sum(played.values())
     else:
@@ -324,11 +470,13 @@ def _solve_rearrange(problem: _Problem, objective: Objective, time_limit_s: floa
         gain -= sum(joker_value(problem.old_melds[i]) for i in problem.free)
         primary = value_placed(played, gain)
     if not played:
-        return _Outcome({}, {}, 0, solution.optimal, kept=len(problem.free))
-    chosen = np.nonzero(laid[n_x:])[0]
+        everything_stays = int(problem.table_counts.sum())
+        return _Outcome({}, {}, 0, optimal, kept=len(problem.free), staying=everything_stays)
+    chosen = np.nonzero(laid[layout.n_x:])[0]
     continuations = {int(conts.owners[j]): int(conts.targets[j]) for j in chosen}
     kept = int(conts.exact[chosen].sum())
-    return _Outcome(counts, continuations, primary, solution.optimal, kept)
+    staying = int(conts.overlaps[chosen].sum())
+    return _Outcome(counts, continuations, primary, optimal, kept, staying)
 
 
 def _solve_initial(problem: _Problem, position: Position, objective: Objective, time_limit_s: float) -> _Outcome:
