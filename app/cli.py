@@ -633,7 +633,7 @@ def _load_photo(path: str, lang: str):
     try:
         return load_image(path)
     except ImageError as err:
-        raise CliInputError(tr("cannot read the photo {path}: {reason}", lang, path=path, reason=str(err))) from err
+        raise CliInputError(tr("cannot read the photo {path}: {reason}", lang, path=path, reason=error_text(err, lang))) from err
 
 
 def _read_photo(image, path: str, kind: str, rules: RuleSet, lang: str):

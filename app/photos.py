@@ -15,12 +15,13 @@ import cv2
 import numpy as np
 import streamlit as st
 
+from solver.i18n import TranslatableError
 from solver.rules import RuleSet
 
 from .editing import Chip
 
 
-class PhotoError(ValueError):
+class PhotoError(TranslatableError, ValueError):
     """A photo that cannot be read (not an image, damaged, too large, or vision missing)."""
 
 
@@ -111,7 +112,7 @@ def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> Phot
     try:
         image = load_image(data)
     except ImageError as err:
-        raise PhotoError(str(err)) from err
+        raise PhotoError(err.message, **err.params) from err
     except Exception as err:  # noqa: BLE001 - e.g. ultralytics' Image.open hook failing on a non-image
         log.warning("decoding an upload failed: %r", err)
         raise PhotoError("not an image, or an image format that cannot be read") from err
@@ -126,7 +127,7 @@ def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> Phot
         reading = vision.read(image, kind=kind, rules=rules)
         annotated = _png(vision.annotate(image, reading))
     except ImageError as err:
-        raise PhotoError(str(err)) from err
+        raise PhotoError(err.message, **err.params) from err
     except Exception as err:  # noqa: BLE001 - never a traceback on screen; the log keeps it
         log.exception("reading a %s photo failed", kind)
         raise PhotoError("the photo could not be read; try another photo or type the tiles") from err

@@ -144,3 +144,28 @@ def test_missing_file_and_directory_and_wrong_type_are_refused(tmp_path):
         load_image(12345)  # type: ignore[arg-type]
     with pytest.raises(ImageError, match="binary"):
         load_image(io.StringIO("text"))  # type: ignore[arg-type]
+
+
+def test_image_errors_reach_the_player_in_their_language(tmp_path):
+    from solver.i18n import error_text
+
+    with pytest.raises(ImageError) as empty:
+        load_image(b"")
+    with pytest.raises(ImageError) as missing:
+        load_image(tmp_path / "absent.jpg")
+    assert str(empty.value) == "the file is empty (0 bytes)"
+    assert "absent.jpg" in str(missing.value) and str(missing.value).startswith("no such file")
+    ukrainian = error_text(missing.value, "uk")
+    assert ukrainian.startswith("немає такого файлу") and "absent.jpg" in ukrainian
+    assert error_text(empty.value, "ro") != str(empty.value)
+
+
+def test_app_photo_errors_keep_the_reason_translatable():
+    from app.photos import PhotoError, read_photo
+    from solver.i18n import error_text
+    from solver.rules import STANDARD
+
+    with pytest.raises(PhotoError) as err:
+        read_photo(b"", "table", STANDARD, "ru")
+    assert str(err.value) == "the file is empty (0 bytes)"
+    assert error_text(err.value, "ru") not in ("", str(err.value))

@@ -26,6 +26,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageOps, UnidentifiedImageError
 
+from solver.i18n import TranslatableError
+
 __all__ = ["ImageError", "load_image", "MAX_PIXELS"]
 
 #: Largest photo accepted, in pixels (~100 MP; phones shoot 12-50 MP, some 200 MP "hi-res" modes).
@@ -39,8 +41,10 @@ except ImportError:  # pragma: no cover - exercised only where pillow-heif is mi
     pillow_heif = None
 
 
-class ImageError(ValueError):
-    """The source is not a readable photo (empty, truncated, not an image, too large, missing)."""
+class ImageError(TranslatableError, ValueError):
+    """The source is not a readable photo (empty, truncated, not an image, too large, missing).
+
+    Its message is a template the app and CLI show in the player's language (``error_text``)."""
 
 
 def _open_bytes(source: str | Path | bytes | BinaryIO) -> bytes:
@@ -49,11 +53,11 @@ def _open_bytes(source: str | Path | bytes | BinaryIO) -> bytes:
         try:
             data = path.read_bytes()
         except FileNotFoundError as exc:
-            raise ImageError(f"no such file: {path}") from exc
+            raise ImageError("no such file: {path}", path=str(path)) from exc
         except IsADirectoryError as exc:
-            raise ImageError(f"not a file but a directory: {path}") from exc
+            raise ImageError("not a file but a directory: {path}", path=str(path)) from exc
         except OSError as exc:
-            raise ImageError(f"cannot read {path}: {exc.strerror or exc}") from exc
+            raise ImageError("cannot read {path}: {detail}", path=str(path), detail=str(exc.strerror or exc)) from exc
     elif isinstance(source, (bytes, bytearray, memoryview)):
         data = bytes(source)
     elif hasattr(source, "read"):
@@ -62,7 +66,7 @@ def _open_bytes(source: str | Path | bytes | BinaryIO) -> bytes:
             raise ImageError("the file object must be opened in binary mode")
         data = bytes(data)
     else:
-        raise ImageError(f"cannot load an image from a {type(source).__name__}")
+        raise ImageError("cannot load an image from a {kind}", kind=type(source).__name__)
     if not data:
         raise ImageError("the file is empty (0 bytes)")
     return data
@@ -101,16 +105,21 @@ def load_image(source: str | Path | bytes | BinaryIO, *, max_side: int | None = 
         except UnidentifiedImageError as exc:
             raise ImageError("not an image, or an image format that cannot be read") from exc
         except Image.DecompressionBombError as exc:
-            raise ImageError(f"the image is too large (more than {MAX_PIXELS // 1_000_000} megapixels)") from exc
+            raise ImageError(
+                "the image is too large (more than {limit} megapixels)", limit=MAX_PIXELS // 1_000_000
+            ) from exc
         except (OSError, SyntaxError, ValueError) as exc:
-            raise ImageError(f"the image file is damaged: {exc}") from exc
+            raise ImageError("the image file is damaged: {detail}", detail=str(exc)) from exc
         width, height = image.size
         if width <= 0 or height <= 0:
             raise ImageError("the image has no pixels")
         if width * height > MAX_PIXELS:
             raise ImageError(
-                f"the image is too large: {width}x{height} = {width * height / 1e6:.0f} megapixels "
-                f"(at most {MAX_PIXELS // 1_000_000})"
+                "the image is too large: {width}x{height} = {megapixels} megapixels (at most {limit})",
+                width=width,
+                height=height,
+                megapixels=round(width * height / 1e6),
+                limit=MAX_PIXELS // 1_000_000,
             )
         try:
             if max_side is not None and image.format == "JPEG":
@@ -119,7 +128,7 @@ def load_image(source: str | Path | bytes | BinaryIO, *, max_side: int | None = 
             image = ImageOps.exif_transpose(image) or image
             rgb = _to_rgb(image)
         except (OSError, SyntaxError, ValueError, EOFError) as exc:
-            raise ImageError(f"the image file is truncated or damaged: {exc}") from exc
+            raise ImageError("the image file is truncated or damaged: {detail}", detail=str(exc)) from exc
     array = np.asarray(rgb, dtype=np.uint8)
     bgr = cv2.cvtColor(array, cv2.COLOR_RGB2BGR)
     if max_side is not None and max(bgr.shape[:2]) > max_side:

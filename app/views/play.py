@@ -14,7 +14,7 @@ from app.editing import Chip, Layout
 from app.photos import PhotoError, read_photo
 from app.rules_text import rules_summary
 from solver.explain import problem_text
-from solver.i18n import tile_label, tr
+from solver.i18n import error_text, tile_label, tr
 from solver.rules import ImpossibleStateError, RuleSet
 from solver.state import Objective, Position
 from solver.suggestion import RACK, Action, Suggestion
@@ -99,7 +99,7 @@ def read_inputs() -> None:
                 with st.spinner(says(kind, "reading")):
                     reading = read_photo(photo, kind, rules, lang)
             except PhotoError as err:
-                errors.append(says(kind, "unreadable", reason=tr(str(err), lang)))
+                errors.append(says(kind, "unreadable", reason=error_text(err, lang)))
                 continue
             if reading.tile_count == 0:
                 errors.append(says(kind, "no-tiles"))

@@ -137,7 +137,7 @@ for i, player in enumerate(game.players):
                 with st.spinner(tr("Reading the rack…", lang)):
                     reading = read_photo(photo, "rack", game.rules, lang)
             except PhotoError as err:
-                st.error(tr("The photo cannot be read: {reason}", lang, reason=tr(str(err), lang)))
+                st.error(tr("The photo cannot be read: {reason}", lang, reason=error_text(err, lang)))
             else:
                 chips = [c for row in reading.rows for c in row]
                 if not chips:
