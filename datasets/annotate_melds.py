@@ -185,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     if not matches:
         parser.error(f"no photo {args.stem}* in {args.real / args.split / 'images'}")
     image, labels = photo_files(args.real, args.split, matches[0].stem)
-    names = (yaml.safe_load((args.real / "data.yaml").read_text()) or {}).get("names", [])
+    data_yaml = args.real / "data.yaml"
+    names = (yaml.safe_load(data_yaml.read_text()) or {}).get("names", []) if data_yaml.is_file() else []
     groups = None
     if args.layout:
         from vision.detections import Detections

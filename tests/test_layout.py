@@ -103,3 +103,57 @@ def test_synthetic_tidy_tables_group_exactly():
         total += len(scene.melds)
         exact += sum(frozenset(m) in found for m in scene.melds)
     assert total > 20 and exact / total >= 0.75
+
+
+def _turned_tiles(centres: list[tuple[float, float]], angle_deg: float) -> list[list[float]]:
+    """Axis-aligned boxes of TILE_W x TILE_H tiles, each turned by ``angle_deg`` about its centre."""
+    t = np.deg2rad(angle_deg)
+    c, s = abs(np.cos(t)), abs(np.sin(t))
+    w, h = TILE_W * c + TILE_H * s, TILE_W * s + TILE_H * c
+    return [[x - w / 2, y - h / 2, x + w / 2, y + h / 2] for x, y in centres]
+
+
+def _along(n: int, angle_deg: float, step: float, start=(300.0, 300.0)) -> list[tuple[float, float]]:
+    t = np.deg2rad(angle_deg)
+    return [(start[0] + k * step * np.cos(t), start[1] + k * step * np.sin(t)) for k in range(n)]
+
+
+@pytest.mark.parametrize("angle", [35.0, -35.0, 45.0])
+def test_rack_turned_far_keeps_its_tiers(angle):
+    """Past ~30° the tier below is as near as a tile's neighbour; the tiers' line is still found."""
+    upper = _row(50, 50, 8, gap=0)
+    lower = _row(50, 50 + TILE_H * 1.4, 9, gap=0)
+    tiers = group_into_melds(_dets(_rotate(upper + lower, angle)), kind="rack")
+    assert tiers == [list(range(8)), list(range(8, 17))]
+
+
+@pytest.mark.parametrize("angle", [30.0, 40.0, -35.0])
+def test_offset_rows_of_turned_tiles_stay_apart(angle):
+    """Two rows laid one below the other, half a tile apart sideways, in a photo turned so far that
+    every box is near-square: the diagonal contacts between the rows would bend a meld, so they are cut."""
+    boxes = _row(100, 100, 4, gap=0) + _row(100 + TILE_W / 2, 100 + TILE_H, 4, gap=0)
+    melds = group_into_melds(_dets(_rotate(boxes, angle)))
+    assert sorted(map(sorted, melds)) == [[0, 1, 2, 3], [4, 5, 6, 7]]
+
+
+def test_tiles_turned_45_link_when_touching_not_with_a_gap():
+    meld = _turned_tiles(_along(4, 45.0, TILE_W + 1), 45.0)
+    assert group_into_melds(_dets(meld)) == [[0, 1, 2, 3]]
+    apart = _turned_tiles(_along(2, 45.0, TILE_W * 1.3), 45.0)  # a gap of 0.3 tile widths
+    assert sorted(group_into_melds(_dets(apart))) == [[0], [1]]
+
+
+def test_squashed_upright_tiles_link_along_their_row():
+    """Seen at a low angle an upright tile's box is square; along a row such tiles touch one box apart."""
+    touching = [[100 + k * 41, 100, 140 + k * 41, 140] for k in range(4)]
+    assert group_into_melds(_dets(touching)) == [[0, 1, 2, 3]]
+    apart = [[100 + k * 52, 100, 140 + k * 52, 140] for k in range(3)]  # gaps of 0.3 box widths
+    assert sorted(group_into_melds(_dets(apart))) == [[0], [1], [2]]
+
+
+def test_nearly_square_oriented_boxes_along_a_diagonal_link():
+    """A sheared photo can leave turned tiles' boxes slightly wide (aspect 1.15-1.25) while their meld runs
+    diagonally; the direction test for oriented boxes fails, the near-square step still links them."""
+    centres = _along(3, 40.0, 28.0)
+    boxes = [[x - 24, y - 20, x + 24, y + 20] for x, y in centres]  # 48 x 40: aspect 1.2
+    assert group_into_melds(_dets(boxes)) == [[0, 1, 2]]
