@@ -17,7 +17,7 @@ import numpy as np
 
 from .melds import Meld, MeldKind, group_meld, run_meld
 from .rules import RuleSet
-from .tiles import MAX_NUMBER, NUM_KINDS, Colour
+from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Colour, Tile
 
 MAX_BASE_RUN = 5
 #: Extensions of an old run the solver considers beyond the base catalogue (tiles added).
@@ -106,7 +106,17 @@ def base_catalogue(rules: RuleSet) -> Catalogue:
     return build_catalogue(_runs(rules, MAX_BASE_RUN) + _groups(rules))
 
 
-def run_extensions(meld: Meld, rules: RuleSet) -> list[Meld]:
+@dataclass(frozen=True)
+class RunShape:
+    """A run by its numbers: colour, first number, length, and which positions are jokers."""
+
+    colour: Colour
+    start: int
+    length: int
+    jokers: tuple[int, ...]
+
+
+def run_extensions(meld: Meld, rules: RuleSet) -> list[RunShape]:
     """Runs an old run can turn into while all its real tiles stay in place.
 
     The new run covers the old run's real tiles, may reach up to MAX_EXTENSION numbers past
@@ -135,11 +145,11 @@ def run_extensions(meld: Meld, rules: RuleSet) -> list[Meld]:
             if kept:  # a real tile takes the joker's place and the joker moves to an end
                 variants += [[n] for n in added]
             for jokers in variants:
-                out.append(run_meld(colour, lo, size, [n - lo for n in jokers]))
+                out.append(RunShape(colour, lo, size, tuple(n - lo for n in jokers)))
     return out
 
 
-def run_pieces(meld: Meld, rules: RuleSet) -> list[Meld]:
+def run_pieces(meld: Meld, rules: RuleSet) -> list[RunShape]:
     """Pieces of a long old run (longer than the base catalogue's runs), each possibly grown
     by one tile at either end: splitting ``b3..b13`` around an inserted ``b8`` needs
     ``b3..b8`` and ``b8..b13``, which no run of 3-5 tiles can express.
@@ -160,15 +170,66 @@ def run_pieces(meld: Meld, rules: RuleSet) -> list[Meld]:
                     continue  # already in the base catalogue
                 if grow_lo < 1 or grow_hi > MAX_NUMBER:
                     continue
-                positions = [n - grow_lo for n in jokers if lo <= n <= hi]
-                out.append(run_meld(colour, grow_lo, grow_hi - grow_lo + 1, positions))
+                positions = tuple(n - grow_lo for n in jokers if lo <= n <= hi)
+                out.append(RunShape(colour, grow_lo, grow_hi - grow_lo + 1, positions))
     return out
+
+
+def _shapes_catalogue(shapes: list[RunShape]) -> Catalogue:
+    """The runs ``shapes`` as a catalogue, identical physical tiles merged (most valuable
+    reading kept). Usage rows and values are computed from the numbers, and melds are only
+    built for the runs kept, because building every variant tile by tile was slow."""
+    if not shapes:
+        return Catalogue((), np.zeros((0, NUM_KINDS), np.int16), np.zeros(0, np.int32), np.zeros(0, np.int32))
+    n = len(shapes)
+    starts = np.array([s.colour.index * MAX_NUMBER + s.start - 1 for s in shapes])
+    lengths = np.array([s.length for s in shapes])
+    offsets = np.arange(MAX_NUMBER)
+    inside = offsets[None, :] < lengths[:, None]
+    usage = np.zeros((n, NUM_KINDS), np.int16)
+    rows = np.repeat(np.arange(n), lengths)
+    usage[rows, (starts[:, None] + offsets[None, :])[inside]] = 1
+    joker_rows = np.array([k for k, s in enumerate(shapes) for _ in s.jokers], dtype=np.int64)
+    joker_cols = np.array([starts[k] + p for k, s in enumerate(shapes) for p in s.jokers], dtype=np.int64)
+    usage[joker_rows, joker_cols] = 0
+    usage[:, JOKER_INDEX] = [len(s.jokers) for s in shapes]
+    values = np.array([s.length * (2 * s.start + s.length - 1) // 2 for s in shapes], dtype=np.int32)
+    joker_values = np.array([sum(s.start + p for p in s.jokers) for s in shapes], dtype=np.int32)
+    best: dict[bytes, int] = {}
+    for k in range(n):
+        key = usage[k].tobytes()
+        kept = best.get(key)
+        if kept is None or values[k] > values[kept]:
+            best[key] = k
+    chosen = np.array(sorted(best.values()), dtype=np.int64)
+    melds = tuple(_run(shapes[k]) for k in chosen)
+    return Catalogue(melds, usage[chosen], values[chosen], joker_values[chosen])
+
+
+def _run(shape: RunShape) -> Meld:
+    tiles = _TILES[shape.colour]
+    return Meld(
+        MeldKind.RUN,
+        tiles[shape.start - 1:shape.start - 1 + shape.length],
+        tuple(i in shape.jokers for i in range(shape.length)),
+    )
+
+
+_TILES = {c: tuple(Tile(c, n) for n in range(1, MAX_NUMBER + 1)) for c in Colour}
 
 
 @lru_cache(maxsize=4096)
 def meld_catalogue(meld: Meld, rules: RuleSet) -> Catalogue:
     """An old meld as laid, with the runs it can grow into and split into (cached per meld)."""
-    return build_catalogue([meld] + run_extensions(meld, rules) + run_pieces(meld, rules), preferred=(meld,))
+    grown = _shapes_catalogue(run_extensions(meld, rules) + run_pieces(meld, rules))
+    own = usage_of(meld)
+    others = np.nonzero(~(grown.usage == own[None, :]).all(axis=1))[0]  # the meld as laid wins
+    return Catalogue(
+        (meld,) + tuple(grown.melds[k] for k in others),
+        np.concatenate([own[None, :], grown.usage[others]]),
+        np.concatenate([[meld.value], grown.values[others]]).astype(np.int32),
+        np.concatenate([[joker_value(meld)], grown.joker_values[others]]).astype(np.int32),
+    )
 
 
 @lru_cache(maxsize=16)

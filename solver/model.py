@@ -196,8 +196,11 @@ def _priced(problem: _Problem, tile_price: np.ndarray, slack: float) -> _Problem
     the relaxation splits into base candidates, whose reduced costs add up). A free old meld
     as it lies stays, so that it can be kept."""
     cat = problem.catalogue
-    own = (cat.usage[:, None, :] == problem.free_usage[None, :, :]).all(axis=2).any(axis=1)
-    keep = np.nonzero((cat.usage @ tile_price <= slack) | own)[0]
+    keep = cat.usage @ tile_price <= slack
+    own = {row.tobytes() for row in problem.free_usage}
+    for k in np.nonzero(~keep)[0]:
+        keep[k] = cat.usage[k].tobytes() in own
+    keep = np.nonzero(keep)[0]
     catalogue = Catalogue(tuple(cat.melds[k] for k in keep), cat.usage[keep], cat.values[keep], cat.joker_values[keep])
     return replace(problem, catalogue=catalogue)
 

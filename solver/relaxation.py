@@ -74,7 +74,8 @@ def relax(program: IntegerProgram) -> Relaxation | None:
     starts, rows, values = _csc(matrix, n)
     solver = highs._Highs()
     solver.setOptionValue("output_flag", False)
-    solver.setOptionValue("threads", 1)
+    # No "threads" option: HiGHS refuses to run when it differs from the process-wide
+    # scheduler another HiGHS user (e.g. cvxpy) already started; the simplex is serial anyway.
     status = solver.passModel(
         n, n_equal + len(program.at_most), len(values), 1, -1, 0.0,
         program.objective.astype(np.float64), np.zeros(n), upper.astype(np.float64),
@@ -83,8 +84,7 @@ def relax(program: IntegerProgram) -> Relaxation | None:
     )
     if status == highs.HighsStatus.kError:
         return None
-    solver.run()
-    if solver.getModelStatus() != highs.HighsModelStatus.kOptimal:
+    if solver.run() == highs.HighsStatus.kError or solver.getModelStatus() != highs.HighsModelStatus.kOptimal:
         return None
     solution = solver.getSolution()
     if not solution.dual_valid:
