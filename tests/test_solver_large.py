@@ -1,0 +1,158 @@
+"""The large-table path of the solver: the relaxation that proves which melds stay, the
+array MIP, and the candidate catalogue, each checked against a plain construction."""
+
+from __future__ import annotations
+
+import random
+
+import highspy
+import numpy as np
+import pytest
+
+from benchmarks.positions import deal_position
+from solver import Objective, Position, parse_melds, parse_tiles, solve
+from solver import model as solver_model
+from solver.candidates import (
+    base_catalogue,
+    build_catalogue,
+    catalogue_for,
+    meld_catalogue,
+    run_extensions,
+    run_pieces,
+    usage_of,
+)
+from solver.melds import run_meld
+from solver.mip import IntegerProgram, Rows
+from solver.mip import solve as solve_program
+from solver.relaxation import relax
+from solver.rules import STANDARD
+from solver.table import check_table, interpret_as_laid
+from tests.oracle import assert_legal
+
+
+def _criteria(suggestion) -> tuple[int, ...]:
+    return (
+        suggestion.tiles_placed,
+        suggestion.value_placed,
+        suggestion.melds_untouched,
+        suggestion.tiles_moved,
+        len(suggestion.new_table),
+    )
+
+
+def _medium_position(seed: int) -> Position:
+    rng = random.Random(seed)
+    return deal_position(rng, rng.choice([9, 15, 24, 30]), rng.randint(3, 16))
+
+
+@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("objective", list(Objective))
+def test_large_table_path_matches_opening_the_whole_table(
+    seed: int, objective: Objective, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The relaxation opens only some melds and candidates; the answer must be the one the
+    # whole table's MIP gives, in every criterion of the tie-break.
+    position = _medium_position(seed)
+    monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 0)  # every table takes the large path
+    fast = solve(position, objective)
+    assert_legal(position, fast)
+    monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 10**6)
+    whole = solve(position, objective)
+    assert _criteria(fast) == _criteria(whole)
+
+
+def test_large_table_adds_a_tile_to_a_run_and_touches_nothing_else() -> None:
+    melds = "k1 k2 k3 | b5 b6 b7 | o9 o10 o11 | r2 r3 r4 | k7 b7 o7 | b11 b12 b13 | o1 o2 o3 o4"
+    position = Position(parse_melds(melds), parse_tiles("r5"))
+    assert len(position.table) > solver_model.SMALL_TABLE_MELDS
+    suggestion = solve(position)
+    assert_legal(position, suggestion)
+    assert suggestion.tiles_placed == 1
+    assert suggestion.melds_untouched == len(position.table) - 1
+    assert suggestion.tiles_moved == 0
+
+
+def _knapsack() -> IntegerProgram:
+    # max 5a + 4b + 3c  s.t.  2a + 2b + 2c <= 5, a, b, c in {0, 1}: LP 10.5, integer 9.
+    return IntegerProgram(
+        np.array([5.0, 4.0, 3.0]),
+        np.ones(3),
+        Rows.empty(),
+        Rows(np.zeros(3, np.int64), np.arange(3), np.full(3, 2.0), np.array([5.0])),
+        np.zeros(3, dtype=bool),
+    )
+
+
+def test_mip_solves_to_the_integer_optimum() -> None:
+    solution = solve_program(_knapsack(), time_limit_s=5.0)
+    assert solution is not None and solution.optimal
+    assert list(solution.values) == [1.0, 1.0, 0.0]
+
+
+def test_mip_reports_an_infeasible_program_as_none() -> None:
+    program = _knapsack()
+    # a + b + c == 4 cannot hold for binaries.
+    infeasible = IntegerProgram(
+        program.objective, program.upper,
+        Rows(np.zeros(3, np.int64), np.arange(3), np.ones(3), np.array([4.0])),
+        program.at_most, program.continuous,
+    )
+    assert solve_program(infeasible, time_limit_s=5.0) is None
+
+
+def test_relaxation_bounds_the_integer_optimum_and_fixes_what_cannot_change() -> None:
+    relaxation = relax(_knapsack())
+    assert relaxation is not None
+    assert relaxation.bound == pytest.approx(10.5)
+    assert relaxation.best_possible == 10
+    # At the LP optimum a = b = 1 and c = 0.5; lowering a costs 2, lowering b costs 1.
+    # Reaching 9 allows losing 1.5: a stays at 1 (the integer optimum a = b = 1 agrees).
+    assert list(relaxation.may_change(9)) == [False, True, True]
+    # Reaching 10 allows losing 0.5: a and b both stay at 1.
+    assert list(relaxation.may_change(10)) == [False, False, True]
+
+
+def test_relaxation_still_runs_after_another_highs_user_set_its_threads() -> None:
+    # HiGHS refuses to run when an instance asks for a thread count other than the one the
+    # process-wide scheduler started with (cvxpy's HiGHS backend does that); the relaxation
+    # must not depend on it, or the solver silently loses its speed.
+    other = highspy.Highs()
+    other.setOptionValue("output_flag", False)
+    other.setOptionValue("threads", 2)
+    other.passModel(_one_column_lp())
+    other.run()
+    relaxation = relax(_knapsack())
+    assert relaxation is not None and relaxation.bound == pytest.approx(10.5)
+
+
+def _one_column_lp() -> highspy.HighsLp:
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = 1, 0
+    lp.col_cost_ = np.array([1.0])
+    lp.col_lower_ = np.array([0.0])
+    lp.col_upper_ = np.array([1.0])
+    return lp
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_catalogue_matches_merging_every_candidate_meld_by_meld(seed: int) -> None:
+    rng = random.Random(seed)
+    position = deal_position(rng, rng.choice([30, 60, 90]), 14)
+    check = check_table(position.table, STANDARD)
+    old = tuple(interpret_as_laid(m, c) for m, c in zip(position.table, check.melds))
+    available = sum((usage_of(m) for m in old), np.zeros_like(usage_of(old[0])))
+    for tile in position.rack:
+        available[tile.index] += 1
+    shapes = [
+        run_meld(s.colour, s.start, s.length, list(s.jokers))
+        for m in old for s in run_extensions(m, STANDARD) + run_pieces(m, STANDARD)
+    ]
+    every = list(base_catalogue(STANDARD).melds) + list(old) + shapes
+    fits = [m for m in every if np.all(usage_of(m) <= available)]
+    expected = build_catalogue(fits, preferred=old)
+    got = catalogue_for(STANDARD, available, old)
+    assert {(m, int(v)) for m, v in zip(got.melds, got.values)} == {
+        (m, int(v)) for m, v in zip(expected.melds, expected.values)
+    }
+    assert all(np.array_equal(usage_of(m), row) for m, row in zip(got.melds, got.usage))
+    assert meld_catalogue(old[0], STANDARD).melds[0] == old[0]
