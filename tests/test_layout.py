@@ -157,3 +157,9 @@ def test_nearly_square_oriented_boxes_along_a_diagonal_link():
     centres = _along(3, 40.0, 28.0)
     boxes = [[x - 24, y - 20, x + 24, y + 20] for x, y in centres]  # 48 x 40: aspect 1.2
     assert group_into_melds(_dets(boxes)) == [[0, 1, 2]]
+
+
+def test_upright_tiles_a_quarter_tile_apart_are_not_one_meld():
+    """Players lay a meld's tiles touching; a gap of a quarter tile is two groups (a fifth still links)."""
+    assert group_into_melds(_dets(_row(100, 100, 2, gap=0.25 * TILE_W))) == [[0], [1]]
+    assert group_into_melds(_dets(_row(100, 100, 2, gap=0.15 * TILE_W))) == [[0, 1]]

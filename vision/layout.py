@@ -41,8 +41,8 @@ _TILE_ASPECT = 1.4
 _ORIENTED = 1.15
 #: Oriented boxes up to this aspect may still be a turned tile in a sheared or foreshortened photo.
 _NEAR_SQUARE = 1.25
-#: Largest centre distance, in tile widths, for two tiles to count as side by side.
-_MAX_STEP = 1.3
+#: Largest centre distance, in tile widths, for two tiles to count as side by side (touching: 1.0).
+_MAX_STEP = 1.2
 #: The same for near-square boxes, in widths of the tile they would be (see ``_turned_step``).
 _MAX_STEP_TURNED = 1.1
 #: The aspect a near-square box's tile is taken to have (1.0-1.35 between squashed and upright).
