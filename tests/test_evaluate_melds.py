@@ -176,3 +176,21 @@ def test_layout_groups_the_annotated_real_melds(split):
         exact += sum(scored)
         total += len(scored)
     assert total > 50 and exact / total >= 0.95
+
+
+def test_evaluate_cli_reports_meld_figures_for_label_and_detector_boxes(fake_real, tmp_path, capsys):
+    from vision.evaluate_detector import main as evaluate_main
+
+    # The fake photo's three labelled tiles lie apart: three loose tiles.
+    annotations = _write(tmp_path, "valid:\n  p_jpeg.rf.abc: {kind: table, melds: [[0], [1], [2]]}\n")
+    args = ["--real", str(fake_real), "--annotations", str(annotations), "--melds-only", "--melds-split", "valid"]
+    assert evaluate_main(args) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "real valid melds (validation), label boxes (layout alone):",
+        "  tables (1 photos): melds 0/0 = 1.000, loose tiles kept alone 3/3 = 1.000",
+        "real valid melds (validation), detector boxes (end to end):",
+        "  tables (1 photos): melds 0/0 = 1.000, loose tiles kept alone 0/3 = 0.000",  # a grey photo: no tiles found
+    ]
+    assert evaluate_main(["--real", str(tmp_path / "none"), "--melds-only"]) == 0
+    assert "real dataset not found" in capsys.readouterr().out

@@ -1,7 +1,8 @@
 """Evaluate the tile detector and the meld layout; print the figures the model card records.
 
 ``python -m vision.evaluate_detector [--real ../shared/datasets/rummikub-real] [--weights models/detector.pt]
-[--synthetic 20] [--big 6] [--big-synthetic 6] [--seed 12345] [--melds-only] [--annotations datasets/real_melds.yaml]``
+[--synthetic 20] [--big 6] [--big-synthetic 6] [--seed 12345] [--melds-only] [--melds-split valid|train|both]
+[--annotations datasets/real_melds.yaml]``
 
 * real validation split: precision, recall (IoU 0.5, after the detector's confidence threshold),
   AP50 (all-point interpolated, every box down to conf 0.001), missed/extra tiles per photo;
@@ -241,7 +242,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="annotated split(s) for the meld figures (tune layout on train only)")
     args = parser.parse_args(argv)
 
-    if args.real.is_dir():
+    if not args.real.is_dir():
+        print(f"real dataset not found at {args.real}: skipped (see datasets/README.md)")
+    else:
         splits = ("valid", "train") if args.melds_split == "both" else (args.melds_split,)
         _melds_report(args.real, args.annotations, args.weights, args.conf, args.imgsz, splits)
     if args.melds_only:
@@ -265,8 +268,6 @@ def main(argv: list[str] | None = None) -> int:
             ):
                 counts, ap = _evaluate(big_samples, args.weights, args.conf, **kwargs)
                 print(f"{label}: AP50 {ap:.4f}  {counts.line()}")
-    else:
-        print(f"real dataset not found at {args.real}: skipped (see datasets/README.md)")
 
     if args.big_synthetic:
         # Crowded tables photographed from afar: 2000x1500 scenes upscaled to 4000x3000 (12 MP),
@@ -302,10 +303,9 @@ def main(argv: list[str] | None = None) -> int:
             counts.found += len(found)
             counts.hits += len(pairs)
             counts.photos += 1
-            groups = group_into_melds(found, scene.kind)
-            as_truth = {frozenset(pairs[i] for i in g if i in pairs) for g in groups if all(i in pairs for i in g)}
-            melds_total += len(scene.melds)
-            melds_exact += sum(frozenset(m) in as_truth for m in scene.melds)
+            exact = exact_melds(group_into_melds(found, scene.kind), scene.melds, pairs)
+            melds_total += len(exact)
+            melds_exact += sum(exact)
         print(f"synthetic test ({args.synthetic} scenes, seed {args.seed}): AP50 {average_precision(ap_inputs):.4f}  {counts.line()}")
         print(f"synthetic melds/tiers grouped exactly: {melds_exact}/{melds_total} = {melds_exact / max(melds_total, 1):.3f}")
     return 0
