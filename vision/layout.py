@@ -100,7 +100,6 @@ def _links(dets: Detections) -> tuple[list[tuple[int, int]], set[tuple[int, int]
     test but are nearly square (a sheared or foreshortened photo) - link when their distance fits
     tiles lying side by side (``_turned_step``); such links are *weak*.
     """
-    centres = dets.centers
     widths = _tile_widths(dets)
     w, h = dets.widths, dets.heights
     aspect = np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6)
