@@ -121,8 +121,11 @@ def run_extensions(meld: Meld, rules: RuleSet) -> list[RunShape]:
 
     The new run covers the old run's real tiles, may reach up to MAX_EXTENSION numbers past
     either end and may drop jokers at the ends; each old joker kept inside stays a joker, or
-    every one of them is replaced by its real tile; at most one joker is added.
+    every one of them is replaced by its real tile; at most one joker is added. An old meld
+    holding jokers gets every placement of jokers instead (:func:`_joker_extensions`).
     """
+    if any(meld.joker_mask):
+        return _joker_extensions(meld, rules)
     if meld.kind is not MeldKind.RUN:
         return []
     first = meld.represented[0]
@@ -146,6 +149,32 @@ def run_extensions(meld: Meld, rules: RuleSet) -> list[RunShape]:
                 variants += [[n] for n in added]
             for jokers in variants:
                 out.append(RunShape(colour, lo, size, tuple(n - lo for n in jokers)))
+    return out
+
+
+def _joker_extensions(meld: Meld, rules: RuleSet) -> list[RunShape]:
+    """Runs longer than the base catalogue's that keep an old meld's jokers with some of its
+    real tiles: every run (6 tiles or more) covering all the real tiles of an old run, or one
+    real tile of an old group, reaching up to MAX_EXTENSION numbers plus one per joker past
+    them, with the jokers anywhere else in it. Jokers move about freely, so an old meld
+    ``[j j o9]`` can stay together as ``o8..o13`` around the rack's ``o10 o12 o13``.
+    """
+    jokers = sum(meld.joker_mask)
+    real = [t for t, j in zip(meld.represented, meld.joker_mask) if not j]
+    reach = MAX_EXTENSION + jokers
+    cores = [tuple(int(t.number or 0) for t in real)] if meld.kind is MeldKind.RUN else [(int(t.number or 0),) for t in real]
+    colours = [real[0].colour] if meld.kind is MeldKind.RUN else [t.colour for t in real]
+    out = []
+    for colour, core in zip(colours, cores):
+        assert colour is not None
+        for lo in range(max(1, min(core) - reach), min(core) + 1):
+            for hi in range(max(core), min(MAX_NUMBER, max(core) + reach) + 1):
+                size = hi - lo + 1
+                if size <= MAX_BASE_RUN:
+                    continue  # in the base catalogue already
+                others = [n - lo for n in range(lo, hi + 1) if n not in core]
+                for count in range(min(rules.jokers, size - 1) + 1):
+                    out += [RunShape(colour, lo, size, js) for js in combinations(others, count)]
     return out
 
 

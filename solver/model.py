@@ -279,16 +279,15 @@ class _Continuations:
 
 
 def _continuations(problem: _Problem) -> _Continuations:
-    """Each old meld continues into a superset of itself, or into a piece sharing >= 2 of its
-    tiles that brings in no joker from elsewhere (this prunes most of the joker variants)."""
+    """Each old meld may continue into any candidate sharing at least
+    MIN_CONTINUATION_OVERLAP of its tiles (all of them, for a smaller meld)."""
     usage = problem.catalogue.usage
-    jokers_in = usage[:, JOKER_INDEX]
     sizes = usage.sum(axis=1)
     parts: list[tuple[np.ndarray, ...]] = []
     for m, u in zip(problem.free, problem.free_usage):
         overlap = np.minimum(usage, u[None, :]).sum(axis=1)
         size = int(u.sum())
-        allowed = (overlap == size) | ((overlap >= min(MIN_CONTINUATION_OVERLAP, size)) & (jokers_in <= u[JOKER_INDEX]))
+        allowed = overlap >= min(MIN_CONTINUATION_OVERLAP, size)
         ks = np.nonzero(allowed)[0]
         first = next(t.index for t in problem.old_melds[m].tiles if not t.is_joker)
         parts.append((

@@ -20,6 +20,7 @@ from solver import (
     parse_tiles,
     solve,
 )
+from tests.brute import brute_optimum
 from tests.oracle import assert_legal
 
 
@@ -269,3 +270,31 @@ def test_no_joker_opening_keeps_jokers_out_of_the_initial_meld() -> None:
     suggestion = solved(position("", "k9 k10 k11 j", opened=False, rules="no-joker-opening"))
     assert played(suggestion) == Counter(parse_tiles("k9 k10 k11"))
     assert solved(position("", "k9 k10 k11 j", opened=False)).tiles_placed == 4
+
+
+# --- jokers moving with their meld (cases brute force found) ------------------------------
+
+
+@pytest.mark.parametrize(
+    "table,rack,moved",
+    [
+        ("j b7 o7 j", "b8 b9 o6 o8 o10", 1),  # o7 and both jokers stay together in o6..o11
+        ("k11 k12 k13 | j j o9", "o10 o12 o13", 0),  # [j j o9] grows into o8..o13
+        ("j j o11", "o7 o9 o10 r10", 0),
+        ("r7 r8 r9 r10 j", "r11 j", 0),  # r11 takes the joker's place; both jokers end the run
+        ("j o5 j", "o3 o4 o6", 0),
+        ("b7 b8 j b10", "b9 j", 0),
+        ("b8 b9 j | j b7 r7", "r5 r9", 2),  # a group lends its joker and r7 to r5..r9
+        ("j j b6 | r6 r7 r8", "r8 r10", 2),
+    ],
+)
+def test_jokers_stay_with_their_meld_when_that_moves_fewer_tiles(table: str, rack: str, moved: int) -> None:
+    pos = position(table, rack)
+    suggestion = solved(pos)
+    optimum = brute_optimum(pos)
+    assert suggestion.tiles_placed == optimum.tiles
+    assert (suggestion.melds_untouched, suggestion.tiles_moved) == (
+        optimum.untouched_at_max_tiles,
+        optimum.moved_at_max_tiles,
+    )
+    assert suggestion.tiles_moved == moved
