@@ -213,9 +213,7 @@ def _keep_program(
     ``z`` (rack jokers' worth, at most 13 each). The score is ``weight * primary + kept``.
 
     Every legal move is a solution (its new melds split into base candidates), so the
-    relaxation's optimum bounds the score. A nudge worth less than 1/4 in all rewards keeping
-    the larger melds, steering the relaxation towards touching small melds, as the
-    tiles-moved tie-break prefers.
+    relaxation's optimum bounds the score.
     """
     available = table + rack
     kinds = np.nonzero(available)[0]
@@ -223,7 +221,6 @@ def _keep_program(
     n_x, n_old = len(base.melds), len(old_usage)
     first_y = n_x + n_old
     weight = n_old + 1
-    nudge = 1.0 / (4.0 * (int(table.sum()) + 1))
     usage = np.concatenate([base.usage, old_usage])[:, kinds]
     cols, rows = np.nonzero(usage.T)[::-1]
     equal = Rows(
@@ -243,7 +240,7 @@ def _keep_program(
     program = IntegerProgram(
         np.concatenate([
             np.zeros(n_x),
-            1.0 + nudge * old_usage.sum(axis=1),
+            np.ones(n_old),
             weight * (numbers if by_value else np.ones(len(rack_kinds))),
             [float(weight) if by_value else 0.0],
         ]),
