@@ -9,6 +9,7 @@ on the rule set and is built once per rule set.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
@@ -25,11 +26,36 @@ MAX_EXTENSION = 3
 MAX_GROUP = len(Colour)
 
 
+class Melds(Sequence[Meld]):
+    """Candidate melds, each built when first looked at: a catalogue holds hundreds of run
+    shapes of which a move uses a handful, and building them all was a large part of the
+    time spent on a position."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Iterable[Meld | RunShape]) -> None:
+        self._items = tuple(items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, k: int) -> Meld:  # type: ignore[override]
+        item = self._items[k]
+        return _run(item) if isinstance(item, RunShape) else item
+
+    def item(self, k: int) -> Meld | RunShape:
+        """The candidate as stored (a meld, or a run shape not built yet)."""
+        return self._items[k]
+
+    def take(self, indices: Iterable[int]) -> Melds:
+        return Melds(self._items[k] for k in indices)
+
+
 @dataclass(frozen=True)
 class Catalogue:
     """Candidate melds and their usage matrix ``usage[k, tile_index]`` (physical tiles)."""
 
-    melds: tuple[Meld, ...]
+    melds: Melds
     usage: np.ndarray  # shape (K, NUM_KINDS), int16
     values: np.ndarray  # shape (K,), int32
     joker_values: np.ndarray  # shape (K,), int32: points the meld's jokers stand for
@@ -56,7 +82,7 @@ def build_catalogue(melds: list[Meld], preferred: tuple[Meld, ...] = ()) -> Cata
             best[key] = meld
     for meld in preferred:
         best[usage_of(meld).tobytes()] = meld
-    chosen = tuple(best.values())
+    chosen = Melds(best.values())
     usage = np.stack([usage_of(m) for m in chosen]) if chosen else np.zeros((0, NUM_KINDS), np.int16)
     values = np.array([m.value for m in chosen], dtype=np.int32)
     joker_values = np.array([joker_value(m) for m in chosen], dtype=np.int32)
@@ -209,7 +235,7 @@ def _shapes_catalogue(shapes: list[RunShape]) -> Catalogue:
     reading kept). Usage rows and values are computed from the numbers, and melds are only
     built for the runs kept, because building every variant tile by tile was slow."""
     if not shapes:
-        return Catalogue((), np.zeros((0, NUM_KINDS), np.int16), np.zeros(0, np.int32), np.zeros(0, np.int32))
+        return Catalogue(Melds(()), np.zeros((0, NUM_KINDS), np.int16), np.zeros(0, np.int32), np.zeros(0, np.int32))
     n = len(shapes)
     starts = np.array([s.colour.index * MAX_NUMBER + s.start - 1 for s in shapes])
     lengths = np.array([s.length for s in shapes])
@@ -231,8 +257,7 @@ def _shapes_catalogue(shapes: list[RunShape]) -> Catalogue:
         if kept is None or values[k] > values[kept]:
             best[key] = k
     chosen = np.array(sorted(best.values()), dtype=np.int64)
-    melds = tuple(_run(shapes[k]) for k in chosen)
-    return Catalogue(melds, usage[chosen], values[chosen], joker_values[chosen])
+    return Catalogue(Melds(shapes[k] for k in chosen), usage[chosen], values[chosen], joker_values[chosen])
 
 
 def _run(shape: RunShape) -> Meld:
@@ -254,7 +279,7 @@ def meld_catalogue(meld: Meld, rules: RuleSet) -> Catalogue:
     own = usage_of(meld)
     others = np.nonzero(~(grown.usage == own[None, :]).all(axis=1))[0]  # the meld as laid wins
     return Catalogue(
-        (meld,) + tuple(grown.melds[k] for k in others),
+        Melds((meld, *(grown.melds.item(k) for k in others))),
         np.concatenate([own[None, :], grown.usage[others]]),
         np.concatenate([[meld.value], grown.values[others]]).astype(np.int32),
         np.concatenate([[joker_value(meld)], grown.joker_values[others]]).astype(np.int32),
@@ -285,12 +310,12 @@ def catalogue_for(rules: RuleSet, available: np.ndarray, old_melds: tuple[Meld, 
     keep = fits(base.usage, available)
     parts = [meld_catalogue(m, rules) for m in old_melds]
     laid = {usage_of(m).tobytes() for m in old_melds}
-    chosen: dict[bytes, tuple[Meld, np.ndarray, int, int]] = {}
+    chosen: dict[bytes, tuple[Meld | RunShape, np.ndarray, int, int]] = {}
     for part in parts:
         for k in np.nonzero(fits(part.usage, available))[0] if len(part.melds) else ():
             key = part.usage[k].tobytes()
-            meld = part.melds[k]
-            if key in laid and meld not in old_melds:
+            meld = part.melds.item(k)
+            if key in laid and part.melds[k] not in old_melds:
                 continue  # another reading of an old meld's tiles; the meld as laid wins
             kept = chosen.get(key)
             if kept is None or int(part.values[k]) > kept[2]:
@@ -307,7 +332,7 @@ def catalogue_for(rules: RuleSet, available: np.ndarray, old_melds: tuple[Meld, 
     rows = np.nonzero(keep)[0]
     extra = list(chosen.values())
     return Catalogue(
-        tuple(base.melds[k] for k in rows) + tuple(e[0] for e in extra),
+        Melds((*(base.melds.item(k) for k in rows), *(e[0] for e in extra))),
         np.concatenate([base.usage[rows]] + [e[1][None, :] for e in extra]),
         np.concatenate([base.values[rows], np.array([e[2] for e in extra], dtype=np.int32)]),
         np.concatenate([base.joker_values[rows], np.array([e[3] for e in extra], dtype=np.int32)]),

@@ -111,7 +111,7 @@ def _prepare_initial(position: Position, old_melds: tuple[Meld, ...]) -> _Proble
         keep &= base.usage[:, JOKER_INDEX] == 0
     rows = np.nonzero(keep)[0]
     catalogue = Catalogue(
-        tuple(base.melds[k] for k in rows), base.usage[rows], base.values[rows], base.joker_values[rows]
+        base.melds.take(rows), base.usage[rows], base.values[rows], base.joker_values[rows]
     )
     empty = np.zeros((0, NUM_KINDS), np.int16)
     return _Problem(catalogue, old_melds, (), empty, np.zeros_like(rack), rack)
@@ -201,7 +201,7 @@ def _priced(problem: _Problem, tile_price: np.ndarray, slack: float) -> _Problem
     for k in np.nonzero(~keep)[0]:
         keep[k] = cat.usage[k].tobytes() in own
     keep = np.nonzero(keep)[0]
-    catalogue = Catalogue(tuple(cat.melds[k] for k in keep), cat.usage[keep], cat.values[keep], cat.joker_values[keep])
+    catalogue = Catalogue(cat.melds.take(keep), cat.usage[keep], cat.values[keep], cat.joker_values[keep])
     return replace(problem, catalogue=catalogue)
 
 
