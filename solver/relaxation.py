@@ -74,6 +74,7 @@ def relax(program: IntegerProgram) -> Relaxation | None:
     starts, rows, values = _csc(matrix, n)
     solver = highs._Highs()
     solver.setOptionValue("output_flag", False)
+    solver.setOptionValue("presolve", "off")  # these LPs are small; presolve doubled the time
     # No "threads" option: HiGHS refuses to run when it differs from the process-wide
     # scheduler another HiGHS user (e.g. cvxpy) already started; the simplex is serial anyway.
     status = solver.passModel(
