@@ -30,6 +30,7 @@ from .candidates import (
 )
 from .melds import Meld
 from .mip import IntegerProgram, Rows, SolverError
+from .relaxation import TOLERANCE as RELAXATION_TOLERANCE
 from .relaxation import relax
 from .state import Objective, Position
 from .steps import build_steps
@@ -38,9 +39,7 @@ from .table import InvalidTableError, check_table, interpret_as_laid
 from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Tile
 
 #: Tables of at most this many melds are opened up whole.
-SMALL_TABLE_MELDS = 6
-#: Target scores tried on a large table before the whole table is opened up.
-MAX_TARGETS = 3
+SMALL_TABLE_MELDS = 4
 #: An old meld can only "continue" into a new meld that keeps at least this many of its tiles.
 MIN_CONTINUATION_OVERLAP = 2
 TIME_LIMIT_S = 10.0
@@ -153,16 +152,17 @@ def solve(
 def _solve_large(
     position: Position, old_melds: tuple[Meld, ...], objective: Objective, time_limit_s: float
 ) -> tuple[_Problem, _Outcome]:
-    """Solve with the old melds that no optimal move touches fixed in place.
+    """Solve with the old melds and candidates that no optimal move uses left out.
 
     The relaxation (:func:`_keep_program`) bounds the score ``weight * primary + melds kept``
     over the whole table, and for a target score its reduced costs name every old meld a move
-    reaching the target may touch (usually a few). The MIP over those melds, restricted to
-    moves reaching the target, either finds one, and then the target is the optimum (nothing
-    above it was possible) and the answer is exact in every criterion, or proves there is
-    none, and the next target down is tried. The candidates are cut the same way (only
-    those a move reaching the target can lay). After a few tries, the whole table is opened
-    up with every candidate.
+    reaching the target may touch and every candidate it may lay (usually a few of each).
+    The MIP over those, restricted to moves reaching the target, either finds one, and then
+    the target is the optimum (nothing above it was possible) and the answer is exact in
+    every criterion, or proves there is none. Then the best move with only the melds the
+    relaxation touches open gives a score that is surely reachable, and the same restricted
+    MIP aimed at that score settles the optimum. The whole table is opened up only if a solve
+    runs out of time or the relaxation fails.
     """
     rack = _counts(position.rack)
     table = _counts(position.table_tiles)
@@ -176,16 +176,21 @@ def _solve_large(
         kinds = np.nonzero(table + rack)[0]
         tile_price = np.zeros(NUM_KINDS)
         tile_price[kinds] = relaxation.duals[:len(kinds)]
-        target = relaxation.best_possible
-        for _ in range(MAX_TARGETS):
+
+        def reaching(target: int) -> tuple[_Problem, _Outcome | None]:
             free = tuple(int(m) for m in np.nonzero(relaxation.may_change(target)[keeps])[0])
             problem = _priced(_prepare(position, old_melds, free), tile_price, relaxation.slack(target))
-            outcome = _solve_reaching(problem, objective, time_limit_s, weight, target - (len(old_melds) - len(free)))
-            if outcome is not None:
-                if outcome.optimal:
-                    return problem, outcome
-                break
-            target -= 1
+            fixed = len(old_melds) - len(free)
+            return problem, _solve_reaching(problem, objective, time_limit_s, weight, target - fixed)
+
+        problem, outcome = reaching(relaxation.best_possible)
+        if outcome is None:
+            touched = tuple(int(m) for m in np.nonzero(relaxation.values[keeps] < 1.0 - RELAXATION_TOLERANCE)[0])
+            found = _solve_rearrange(_prepare(position, old_melds, touched), objective, time_limit_s)
+            kept = len(old_melds) - len(touched) + found.kept
+            problem, outcome = reaching(weight * found.primary + kept)
+        if outcome is not None and outcome.optimal:
+            return problem, outcome
     everything = _prepare(position, old_melds, tuple(range(len(old_melds))))
     return everything, _solve_rearrange(everything, objective, time_limit_s)
 
