@@ -159,10 +159,10 @@ def _solve_large(
     reaching the target may touch and every candidate it may lay (usually a few of each).
     The MIP over those, restricted to moves reaching the target, either finds one, and then
     the target is the optimum (nothing above it was possible) and the answer is exact in
-    every criterion, or proves there is none. Then the best move with only the melds the
-    relaxation touches open gives a score that is surely reachable, and the same restricted
-    MIP aimed at that score settles the optimum. The whole table is opened up only if a solve
-    runs out of time or the relaxation fails.
+    every criterion, or proves there is none. Then the next score down is tried, and then the
+    score of the best move with only the melds the relaxation touches open, which is surely
+    reachable, so the same restricted MIP aimed at it settles the optimum. The whole table is
+    opened up only if a solve runs out of time or the relaxation fails.
     """
     rack = _counts(position.rack)
     table = _counts(position.table_tiles)
@@ -177,18 +177,25 @@ def _solve_large(
         tile_price = np.zeros(NUM_KINDS)
         tile_price[kinds] = relaxation.duals[:len(kinds)]
 
-        def reaching(target: int) -> tuple[_Problem, _Outcome | None]:
+        def reaching(target: int, settled: bool = True) -> tuple[_Problem, _Outcome | None]:
             free = tuple(int(m) for m in np.nonzero(relaxation.may_change(target)[keeps])[0])
             problem = _priced(_prepare(position, old_melds, free), tile_price, relaxation.slack(target))
             fixed = len(old_melds) - len(free)
-            return problem, _solve_reaching(problem, objective, time_limit_s, weight, target - fixed)
+            return problem, _solve_reaching(problem, objective, time_limit_s, weight, target - fixed, settled)
 
+        # Nothing scores above the bound; when a target is out of reach, nothing scores above
+        # the next one down either.
         problem, outcome = reaching(relaxation.best_possible)
         if outcome is None:
+            problem, outcome = reaching(relaxation.best_possible - 1)
+        if outcome is None:
+            # A score surely reachable: the best move among the melds the relaxation touches
+            # and the candidates a move placing one tile (or point) less could lay.
             touched = tuple(int(m) for m in np.nonzero(relaxation.values[keeps] < 1.0 - RELAXATION_TOLERANCE)[0])
-            found = _solve_rearrange(_prepare(position, old_melds, touched), objective, time_limit_s)
+            slack = relaxation.slack(relaxation.best_possible - weight)
+            found = _solve_rearrange(_priced(_prepare(position, old_melds, touched), tile_price, slack), objective, time_limit_s)
             kept = len(old_melds) - len(touched) + found.kept
-            problem, outcome = reaching(weight * found.primary + kept)
+            problem, outcome = reaching(weight * found.primary + kept, settled=False)
         if outcome is not None and outcome.optimal:
             return problem, outcome
     everything = _prepare(position, old_melds, tuple(range(len(old_melds))))
@@ -432,17 +439,19 @@ def _solve_rearrange(problem: _Problem, objective: Objective, time_limit_s: floa
 
 
 def _solve_reaching(
-    problem: _Problem, objective: Objective, time_limit_s: float, weight: int, floor: int
+    problem: _Problem, objective: Objective, time_limit_s: float, weight: int, floor: int, settled: bool
 ) -> _Outcome | None:
     """The best move among those scoring ``weight * primary + melds kept >= floor`` (kept
     counted among the free melds); ``None`` if there is none.
 
-    Used when no move scores more than ``floor``: then every such move scores exactly that,
-    the two leading criteria are settled, and the objective only needs the rest of the
-    tie-break, which keeps its weights small.
+    When ``settled`` (no move scores more than ``floor``), every such move scores exactly
+    that, the two leading criteria are settled, and the objective only needs the rest of the
+    tie-break, which keeps its weights small; otherwise it keeps every criterion.
     """
     layout = _layout(problem)
-    weights = replace(_lexicographic_weights(problem, objective), primary=0, kept=0)
+    weights = _lexicographic_weights(problem, objective)
+    if settled:
+        weights = replace(weights, primary=0, kept=0)
     program = _program(problem, layout, objective, weights)
     n_y = len(layout.rack_kinds)
     numbers = np.array([Tile.from_index(int(i)).number or 0 for i in layout.rack_kinds], dtype=np.float64)

@@ -45,7 +45,7 @@ def _medium_position(seed: int) -> Position:
     return deal_position(rng, rng.choice([9, 15, 24, 30]), rng.randint(3, 16))
 
 
-@pytest.mark.parametrize("seed", range(16))
+@pytest.mark.parametrize("seed", range(24))
 @pytest.mark.parametrize("objective", list(Objective))
 def test_large_table_path_matches_opening_the_whole_table(
     seed: int, objective: Objective, monkeypatch: pytest.MonkeyPatch
