@@ -5,11 +5,12 @@ rack tile are played, and which old meld each new meld "continues" (the old meld
 that stay in it are not moved). Constraints: every table tile stays on the table, only rack
 tiles are added. One weighted objective orders the criteria lexicographically:
 (1) tiles placed (or value placed), (2) old melds left untouched, (3) table tiles not moved,
-(4) value placed (tile objective), (5) fewer melds. Before the initial meld the table is
-fixed and only rack melds worth the threshold count. On a large table a linear relaxation
-(:mod:`solver.relaxation`) first picks the old melds worth opening up and proves that
-nothing outside them improves the first two criteria. Models are arrays solved by
-:mod:`solver.mip`.
+(4) value placed (tile objective), (5) fewer melds, (6) old melds keeping their first tile
+in place (so equal moves always come out the same). Before the initial meld the table is
+fixed and only rack melds worth the threshold count. On a larger table a linear relaxation
+(:mod:`solver.relaxation`) bounds (1)-(2) and, through its reduced costs, leaves out the old
+melds and candidates no optimal move can use, so the MIP stays small and exact. Models are
+numpy arrays solved by GLPK (:mod:`solver.mip`).
 """
 
 from __future__ import annotations
@@ -123,11 +124,10 @@ def solve(
 ) -> Suggestion:
     """The best legal move for ``position``, ties broken by least disruption of the table.
 
-    Exact in the objective (tiles or value placed) and in the number of old melds left
-    untouched. The rest of the tie-break (tiles moved, value, melds) is exact within the old
-    melds the answer is searched among: the whole table when it has at most
-    :data:`SMALL_TABLE_MELDS` melds, otherwise the melds a linear relaxation of the whole
-    table touches (:func:`_solve_large`).
+    Exact in every criterion (zero-gap MIP): on a table of at most
+    :data:`SMALL_TABLE_MELDS` melds over the whole table, otherwise over the old melds and
+    candidates a linear relaxation proves an optimal move may use (:func:`_solve_large`).
+    ``optimal`` is False only if the time limit cut a solve short.
     Raises :class:`InvalidTableError` when the table holds invalid melds.
     """
     check = check_table(position.table, position.rules)

@@ -30,7 +30,7 @@ from solver.table import check_table, interpret_as_laid
 from tests.oracle import assert_legal
 
 
-def _criteria(suggestion, objective: Objective) -> tuple[int, ...]:
+def _criteria(suggestion, objective: Objective) -> tuple[int | None, ...]:
     """What the lexicographic objective ranks (under the value objective the tile count is
     no criterion, so equal moves may differ in it)."""
     placed = suggestion.tiles_placed if objective is Objective.TILES else None
