@@ -47,6 +47,16 @@ TIME_LIMIT_S = 10.0
 
 
 @dataclass(frozen=True)
+class _Pricing:
+    """What choices cost against the relaxation's bound (its reduced costs); a move reaching
+    the target loses at most ``slack`` in all."""
+
+    meld_cost: np.ndarray  # per free meld (in ``free`` order): touching it
+    candidate_cost: np.ndarray  # per candidate: laying one copy of it
+    slack: float
+
+
+@dataclass(frozen=True)
 class _Problem:
     """One optimisation: the free old melds (global indices) may change, the rest stay."""
 
@@ -56,6 +66,7 @@ class _Problem:
     free_usage: np.ndarray  # (len(free), NUM_KINDS)
     table_counts: np.ndarray  # tiles of the free melds
     rack_counts: np.ndarray
+    pricing: _Pricing | None = None
 
 
 @dataclass(frozen=True)
@@ -172,14 +183,19 @@ def _solve_large(
     relaxation = relax(program)
     if relaxation is not None:
         keeps = slice(len(base.melds), len(base.melds) + len(old_melds))
-        # Reduced cost of laying any meld: minus the relaxation's prices of its tiles.
+        # What laying a meld costs against the bound: the relaxation's prices of its tiles.
         kinds = np.nonzero(table + rack)[0]
         tile_price = np.zeros(NUM_KINDS)
         tile_price[kinds] = relaxation.duals[:len(kinds)]
+        at_top = relaxation.values >= relaxation.upper - RELAXATION_TOLERANCE
+        meld_cost = np.where(at_top[keeps], relaxation.reduced[keeps], 0.0)
+
+        def prepared(free: tuple[int, ...], slack: float) -> _Problem:
+            return _priced(_prepare(position, old_melds, free), tile_price, meld_cost, slack)
 
         def reaching(target: int, settled: bool = True) -> tuple[_Problem, _Outcome | None]:
             free = tuple(int(m) for m in np.nonzero(relaxation.may_change(target)[keeps])[0])
-            problem = _priced(_prepare(position, old_melds, free), tile_price, relaxation.slack(target))
+            problem = prepared(free, relaxation.slack(target))
             fixed = len(old_melds) - len(free)
             return problem, _solve_reaching(problem, objective, time_limit_s, weight, target - fixed, settled)
 
@@ -193,7 +209,7 @@ def _solve_large(
             # and the candidates a move placing one tile (or point) less could lay.
             touched = tuple(int(m) for m in np.nonzero(relaxation.values[keeps] < 1.0 - RELAXATION_TOLERANCE)[0])
             slack = relaxation.slack(relaxation.best_possible - weight)
-            found = _solve_rearrange(_priced(_prepare(position, old_melds, touched), tile_price, slack), objective, time_limit_s)
+            found = _solve_rearrange(prepared(touched, slack), objective, time_limit_s)
             kept = len(old_melds) - len(touched) + found.kept
             problem, outcome = reaching(weight * found.primary + kept, settled=False)
         if outcome is not None and outcome.optimal:
@@ -202,19 +218,24 @@ def _solve_large(
     return everything, _solve_rearrange(everything, objective, time_limit_s)
 
 
-def _priced(problem: _Problem, tile_price: np.ndarray, slack: float) -> _Problem:
-    """Drop the candidates that no move reaching the target can lay: those whose tiles cost
-    more than ``slack`` at the relaxation's prices (their reduced cost; a candidate outside
-    the relaxation splits into base candidates, whose reduced costs add up). A free old meld
-    as it lies stays, so that it can be kept."""
+def _priced(problem: _Problem, tile_price: np.ndarray, meld_cost: np.ndarray, slack: float) -> _Problem:
+    """Drop the candidates that no move reaching the target can lay, and attach the costs.
+
+    Laying a candidate loses at least the relaxation's price of its tiles: split into base
+    candidates, those the relaxation does not lay lose their (non-negative) reduced cost
+    each, and the others have price <= 0. Candidates costing more than ``slack`` go. A free
+    old meld as it lies stays, so that it can be kept. ``meld_cost`` is per old meld.
+    """
     cat = problem.catalogue
-    keep = cat.usage @ tile_price <= slack
+    cost = cat.usage @ tile_price
+    keep = cost <= slack
     own = {row.tobytes() for row in problem.free_usage}
     for k in np.nonzero(~keep)[0]:
         keep[k] = cat.usage[k].tobytes() in own
     keep = np.nonzero(keep)[0]
     catalogue = Catalogue(cat.melds.take(keep), cat.usage[keep], cat.values[keep], cat.joker_values[keep])
-    return replace(problem, catalogue=catalogue)
+    pricing = _Pricing(meld_cost[list(problem.free)], cost[keep], slack)
+    return replace(problem, catalogue=catalogue, pricing=pricing)
 
 
 def _keep_program(
@@ -289,14 +310,20 @@ class _Continuations:
 
 def _continuations(problem: _Problem) -> _Continuations:
     """Each old meld may continue into any candidate sharing at least
-    MIN_CONTINUATION_OVERLAP of its tiles (all of them, for a smaller meld)."""
+    MIN_CONTINUATION_OVERLAP of its tiles (all of them, for a smaller meld), unless the
+    problem's pricing shows no move reaching the target can."""
     usage = problem.catalogue.usage
     sizes = usage.sum(axis=1)
+    pricing = problem.pricing
     parts: list[tuple[np.ndarray, ...]] = []
-    for m, u in zip(problem.free, problem.free_usage):
+    for at, (m, u) in enumerate(zip(problem.free, problem.free_usage)):
         overlap = np.minimum(usage, u[None, :]).sum(axis=1)
         size = int(u.sum())
         allowed = overlap >= min(MIN_CONTINUATION_OVERLAP, size)
+        if pricing is not None:
+            # Continuing into another meld touches this one and lays that one: both cost.
+            exact = (overlap == size) & (sizes == size)
+            allowed &= exact | (pricing.meld_cost[at] + pricing.candidate_cost <= pricing.slack)
         ks = np.nonzero(allowed)[0]
         first = next(t.index for t in problem.old_melds[m].tiles if not t.is_joker)
         parts.append((
@@ -524,6 +551,8 @@ def _solve_initial(problem: _Problem, position: Position, objective: Objective, 
         np.zeros(n_x + 1, dtype=bool),
     )
     solution = mip.solve(program, time_limit_s)
+    if solution is None:
+        raise SolverError("the opening model has no solution (laying nothing always is one)")
     counts = {k: int(n) for k, n in enumerate(solution.values[:n_x]) if n}
     primary = sum(int(weights[k]) * n for k, n in counts.items())
     return _Outcome(counts, {}, primary, solution.optimal)
