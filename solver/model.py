@@ -100,16 +100,23 @@ def value_placed(played: dict[int, int], joker_gain: int) -> int:
     return real + min(MAX_NUMBER * played.get(JOKER_INDEX, 0), max(joker_gain, 0))
 
 
-def _prepare(position: Position, old_melds: tuple[Meld, ...], free: tuple[int, ...]) -> _Problem:
+def _prepare(
+    position: Position, old_melds: tuple[Meld, ...], free: tuple[int, ...], whole: Catalogue | None = None
+) -> _Problem:
     """The problem with only the ``free`` old melds open; the others stay as they are.
 
     The candidates come from every old meld (not just the free ones), so the free melds and
-    the rack can form exactly the melds they could form with the whole table open.
+    the rack can form exactly the melds they could form with the whole table open. Given the
+    ``whole`` table's catalogue, they are the rows of it that fit (the same melds).
     """
     rack = _counts(position.rack)
-    table = _counts(tuple(t for i in free for t in old_melds[i].tiles))
-    catalogue = catalogue_for(position.rules, table + rack, old_melds)
     usage = np.stack([usage_of(old_melds[i]) for i in free]) if free else np.zeros((0, NUM_KINDS), np.int16)
+    table = usage.sum(axis=0, dtype=np.int16) if free else np.zeros(NUM_KINDS, np.int16)
+    if whole is None:
+        catalogue = catalogue_for(position.rules, table + rack, old_melds)
+    else:
+        rows = np.nonzero(fits(whole.usage, table + rack))[0]
+        catalogue = Catalogue(whole.melds.take(rows), whole.usage[rows], whole.values[rows], whole.joker_values[rows])
     return _Problem(catalogue, old_melds, free, usage, table, rack)
 
 
@@ -190,8 +197,10 @@ def _solve_large(
         at_top = relaxation.values >= relaxation.upper - RELAXATION_TOLERANCE
         meld_cost = np.where(at_top[keeps], relaxation.reduced[keeps], 0.0)
 
+        whole = catalogue_for(position.rules, table + rack, old_melds)
+
         def prepared(free: tuple[int, ...], slack: float) -> _Problem:
-            return _priced(_prepare(position, old_melds, free), tile_price, meld_cost, slack)
+            return _priced(_prepare(position, old_melds, free, whole), tile_price, meld_cost, slack)
 
         def reaching(target: int, settled: bool = True) -> tuple[_Problem, _Outcome | None]:
             free = tuple(int(m) for m in np.nonzero(relaxation.may_change(target)[keeps])[0])
