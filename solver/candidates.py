@@ -272,7 +272,7 @@ def _run(shape: RunShape) -> Meld:
 _TILES = {c: tuple(Tile(c, n) for n in range(1, MAX_NUMBER + 1)) for c in Colour}
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=512)
 def meld_catalogue(meld: Meld, rules: RuleSet) -> Catalogue:
     """An old meld as laid, with the runs it can grow into and split into (cached per meld)."""
     grown = _shapes_catalogue(run_extensions(meld, rules) + run_pieces(meld, rules))
