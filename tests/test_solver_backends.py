@@ -1,0 +1,61 @@
+"""The OR-Tools stand-ins of the benchmark's backend comparison answer like the shipped
+GLPK + HiGHS calls, so the comparison times equal work."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from benchmarks.backend_comparison import CONFIGURATIONS, configured, criteria
+from benchmarks.ortools_backends import relax_with_glop, solve_with_scip
+from benchmarks.positions import deal_position
+from solver import Objective, mip
+from solver import model as solver_model
+from solver.mip import IntegerProgram, Rows
+from solver.relaxation import relax
+
+
+def _knapsack() -> IntegerProgram:
+    # max 5a + 4b + 3c  s.t.  2a + 2b + 2c <= 5, binaries: LP 10.5, integer 9.
+    return IntegerProgram(
+        np.array([5.0, 4.0, 3.0]), np.ones(3), Rows.empty(),
+        Rows(np.zeros(3, np.int64), np.arange(3), np.full(3, 2.0), np.array([5.0])), np.zeros(3, dtype=bool),
+    )
+
+
+def test_scip_stand_in_finds_the_integer_optimum_and_reports_infeasibility() -> None:
+    solution = solve_with_scip(_knapsack(), time_limit_s=5.0)
+    assert solution is not None and solution.optimal
+    assert list(solution.values) == [1.0, 1.0, 0.0]
+    infeasible = IntegerProgram(
+        np.ones(1), np.ones(1), Rows(np.zeros(1, np.int64), np.zeros(1, np.int64), np.ones(1), np.array([2.0])),
+        Rows.empty(), np.zeros(1, dtype=bool),
+    )
+    assert solve_with_scip(infeasible, time_limit_s=5.0) is None
+
+
+def test_glop_stand_in_gives_the_same_bound_and_proof_as_highs() -> None:
+    glop, highs = relax_with_glop(_knapsack()), relax(_knapsack())
+    assert glop is not None and highs is not None
+    assert glop.bound == pytest.approx(highs.bound)
+    assert list(glop.may_change(9)) == list(highs.may_change(9))
+    assert list(glop.may_change(10)) == list(highs.may_change(10))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_every_configuration_gives_the_same_answer(seed: int) -> None:
+    position = deal_position(random.Random(seed), 30, 14)
+    answers = set()
+    for name in CONFIGURATIONS:
+        with configured(name):
+            answers.add(criteria(solver_model.solve(position, Objective.TILES)))
+    assert len(answers) == 1
+
+
+def test_configuration_is_undone_afterwards() -> None:
+    shipped = mip.solve, solver_model.relax
+    with configured("SCIP + GLOP (OR-Tools only)"):
+        assert mip.solve is solve_with_scip and solver_model.relax is relax_with_glop
+    assert (mip.solve, solver_model.relax) == shipped
