@@ -17,7 +17,7 @@ import os
 import random
 import sys
 import time
-from typing import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from benchmarks.ortools_backends import relax_with_glop, solve_with_scip
 from benchmarks.positions import deal_position

@@ -18,22 +18,22 @@ from solver.relaxation import Relaxation
 
 #: Exact (zero gap), single-threaded, and a light root: no presolve rounds, no cutting
 #: planes, the costly heuristics off (SCIP's full root took longer than the search).
-SCIP_PARAMETERS = "\n".join([
-    "limits/gap = 0",
-    "limits/absgap = 0",
-    "parallel/maxnthreads = 1",
-    "lp/threads = 1",
-    "presolving/maxrounds = 0",
-    "separating/maxroundsroot = 0",
-    "separating/maxrounds = 0",
-    "heuristics/feaspump/freq = -1",
-    "heuristics/rens/freq = -1",
-    "heuristics/alns/freq = -1",
-    "heuristics/rins/freq = -1",
-    "heuristics/crossover/freq = -1",
-    "heuristics/locks/freq = -1",
-    "heuristics/trivial/freq = -1",
-])
+SCIP_PARAMETERS = """\
+limits/gap = 0
+limits/absgap = 0
+parallel/maxnthreads = 1
+lp/threads = 1
+presolving/maxrounds = 0
+separating/maxroundsroot = 0
+separating/maxrounds = 0
+heuristics/feaspump/freq = -1
+heuristics/rens/freq = -1
+heuristics/alns/freq = -1
+heuristics/rins/freq = -1
+heuristics/crossover/freq = -1
+heuristics/locks/freq = -1
+heuristics/trivial/freq = -1
+"""
 
 
 def model_of(program: IntegerProgram, integer: bool = True) -> builder.ModelBuilderHelper:
