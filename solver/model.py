@@ -10,7 +10,7 @@ in place (so equal moves always come out the same). Before the initial meld the 
 fixed and only rack melds worth the threshold count. On a larger table a linear relaxation
 (:mod:`solver.relaxation`) bounds (1)-(2) and, through its reduced costs, leaves out the old
 melds and candidates no optimal move can use, so the MIP stays small and exact. Models are
-numpy arrays solved by GLPK (:mod:`solver.mip`).
+numpy arrays solved by SCIP and GLOP through OR-Tools (:mod:`solver.mip`).
 """
 
 from __future__ import annotations
