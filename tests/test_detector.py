@@ -95,6 +95,14 @@ def test_duplicate_boxes_and_slivers_are_dropped_but_small_far_tiles_kept():
     assert kept.boxes.tolist() == np.concatenate([row, far]).tolist()
 
 
+def test_slivers_are_dropped_even_when_they_outnumber_the_tiles():
+    """A close-up of a few big tiles: the logo's letters fire as more tiny boxes than tiles."""
+    tiles = np.array([[120 * i, 0, 120 * i + 100, 140] for i in range(4)], np.float32)
+    letters = np.array([[300 + 12 * i, 300, 308 + 12 * i, 310] for i in range(6)], np.float32)
+    dets = Detections(np.concatenate([tiles, letters]), [0.8] * 4 + [0.5] * 6)
+    assert drop_duplicates_and_fragments(dets).boxes.tolist() == tiles.tolist()
+
+
 def test_size_rule_needs_enough_sure_tiles():
     boxes = np.concatenate([_row_of_tiles(2), [[40, 0, 42, 2]]]).astype(np.float32)
     assert len(drop_duplicates_and_fragments(Detections(boxes, [0.9, 0.9, 0.9]))) == 3

@@ -33,7 +33,7 @@ DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "detector.pt"
 #: Tile height (pixels in the network input) below which the detector starts to miss tiles.
 SMALL_TILE_PX = 22.0
 #: Tile height a tiled pass aims for in each window's network input.
-TARGET_TILE_PX = 40.0
+TARGET_TILE_PX = 32.0
 _SURE_CONF = 0.25
 _MERGE_IOU = 0.5
 _MERGE_OVERLAP = 0.75
@@ -41,6 +41,7 @@ _TILING_MODES = ("auto", "never", "always")
 #: A box under this share of the median tile area is a fragment (see drop_duplicates_and_fragments).
 FRAGMENT_AREA = 0.1
 _MIN_TILES_FOR_SIZE = 5
+_TYPICAL_TILE_PERCENTILE = 75
 
 
 class DetectorNotFoundError(FileNotFoundError):
@@ -115,7 +116,8 @@ def drop_duplicates_and_fragments(dets: Detections) -> Detections:
     sure = dets.with_min_confidence(_SURE_CONF)
     if len(sure) < _MIN_TILES_FOR_SIZE:
         return dets
-    return dets[dets.areas >= FRAGMENT_AREA * float(np.median(sure.areas))]
+    typical = float(np.percentile(sure.areas, _TYPICAL_TILE_PERCENTILE))
+    return dets[dets.areas >= FRAGMENT_AREA * typical]
 
 
 def detect_tiles(
