@@ -24,7 +24,7 @@ from vision.crops import PAD_FRACTION, Box, crop_tiles
 
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "reader.pt"
 #: Margins (share of a box's longer side) each tile is cut with and read at (see read_tiles).
-READ_PADS = (0.0, PAD_FRACTION)
+READ_PADS = (0.0, PAD_FRACTION / 2, PAD_FRACTION, PAD_FRACTION * 1.5)
 _BATCH = 256
 
 
@@ -105,8 +105,9 @@ def read_tiles(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, reader: Til
     """Probabilities (n x 53, tile-index order) for the tiles in ``boxes`` of a BGR photo.
 
     Each tile is read at every margin in :data:`READ_PADS` and the probabilities averaged: the
-    detector's boxes run a few pixels looser than the labelled boxes the reader learnt from, and
-    on small tiles that shrinks the digit enough to turn a 12 into a 10.
+    detector's boxes run a few pixels looser or tighter than the labelled boxes the reader learnt
+    from, and on small tiles that shrinks or cuts the digit enough to turn a 12 into a 10; a
+    single margin also flips a tile between two readings on a pixel's change of its box.
     """
     reader = reader or load_reader()
     n = len(boxes)
