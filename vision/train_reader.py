@@ -355,6 +355,7 @@ def _train_stage(start: str | Path, settings: dict, dataset: Path, project: Path
     from vision import yolo_env  # before ultralytics: offline, no auto-install
 
     yolo_env.configure_threads()
+    project = Path(project).resolve()  # ultralytics puts a relative project under its own runs dir
     model = YOLO(str(start), task="classify")
     model.train(
         data=str(dataset),
