@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 
-import highspy
 import numpy as np
 import pytest
 
@@ -113,28 +112,6 @@ def test_relaxation_bounds_the_integer_optimum_and_fixes_what_cannot_change() ->
     assert list(relaxation.may_change(9)) == [False, True, True]
     # Reaching 10 allows losing 0.5: a and b both stay at 1.
     assert list(relaxation.may_change(10)) == [False, False, True]
-
-
-def test_relaxation_still_runs_after_another_highs_user_set_its_threads() -> None:
-    # HiGHS refuses to run when an instance asks for a thread count other than the one the
-    # process-wide scheduler started with (cvxpy's HiGHS backend does that); the relaxation
-    # must not depend on it, or the solver silently loses its speed.
-    other = highspy.Highs()
-    other.setOptionValue("output_flag", False)
-    other.setOptionValue("threads", 2)
-    other.passModel(_one_column_lp())
-    other.run()
-    relaxation = relax(_knapsack())
-    assert relaxation is not None and relaxation.bound == pytest.approx(10.5)
-
-
-def _one_column_lp() -> highspy.HighsLp:
-    lp = highspy.HighsLp()
-    lp.num_col_, lp.num_row_ = 1, 0
-    lp.col_cost_ = np.array([1.0])
-    lp.col_lower_ = np.array([0.0])
-    lp.col_upper_ = np.array([1.0])
-    return lp
 
 
 @pytest.mark.parametrize("seed", range(6))
