@@ -57,11 +57,8 @@ def _divided_by_gcd(rows: Rows, integer: np.ndarray, equal: bool) -> Rows | None
 def solve_with_glpk(program: IntegerProgram, time_limit_s: float) -> Solution | None:
     """Same contract as :func:`solver.mip.solve`, through GLPK (cvxopt)."""
     n = len(program.objective)
-    if n == 0:
-        feasible = np.all(program.equal.rhs == 0) and np.all(program.at_most.rhs >= 0)
-        return Solution(np.zeros(0), True) if feasible else None
-    if not len(program.equal) and not len(program.at_most):
-        return solve(program, time_limit_s)  # no rows: nothing for GLPK to do
+    if n == 0 or (not len(program.equal) and not len(program.at_most)):
+        return solve(program, time_limit_s)  # no columns or no rows: nothing for GLPK to do
     equal = _divided_by_gcd(program.equal, ~program.continuous, equal=True)
     if equal is None:
         return None

@@ -218,11 +218,10 @@ def evaluate_end_to_end(photos: Sequence[LabelledPhoto], reader, detector_weight
             melds[rules_on] += _melds_matched(_meld_multisets(groups, labels), true_melds)
         missing, extra = Counter(truth) - Counter(decoded.labels), Counter(decoded.labels) - Counter(truth)
         if missing or extra:
-            name = lambda k: Tile.from_index(k).name  # noqa: E731
             errors.append({
                 "photo": photo.image_path.name,
-                "missing": sorted(name(k) for k in missing.elements()),
-                "extra": sorted(name(k) for k in extra.elements()),
+                "missing": sorted(Tile.from_index(k).name for k in missing.elements()),
+                "extra": sorted(Tile.from_index(k).name for k in extra.elements()),
             })
     n = max(len(photos), 1)
     result = {"photos": len(photos), "seconds_per_photo": float(np.mean(seconds)) if seconds else None}

@@ -110,7 +110,6 @@ def read_tiles(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, reader: Til
     single margin also flips a tile between two readings on a pixel's change of its box.
     """
     reader = reader or load_reader()
-    n = len(boxes)
     crops = np.concatenate([crop_tiles(image, boxes, reader.imgsz, pad) for pad in READ_PADS])
-    probs = classify(crops, reader).reshape(len(READ_PADS), n, NUM_KINDS).mean(axis=0)
-    return probs / probs.sum(axis=1, keepdims=True) if n else probs
+    # classify normalises each row, so the mean over margins is a distribution already.
+    return classify(crops, reader).reshape(len(READ_PADS), len(boxes), NUM_KINDS).mean(axis=0)
