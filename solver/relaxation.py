@@ -10,9 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from ortools.linear_solver.python import model_builder_helper as builder
-
-from .mip import IntegerProgram, model_of
+from .mip import IntegerProgram, solve_linear
 
 #: Numbers below this count as zero in the relaxation's solution.
 TOLERANCE = 1e-6
@@ -58,15 +56,7 @@ def relax(program: IntegerProgram) -> Relaxation | None:
     """Solve ``program`` without integrality; ``None`` if GLOP reports no optimum (the caller
     then does without the relaxation). GLOP's reduced costs follow the convention
     reduced cost = objective - duals . column."""
-    solver = builder.ModelSolverHelper("glop")
-    solver.set_solver_specific_parameters("use_preprocessing:false")  # faster on these small LPs
-    solver.solve(model_of(program, integer=False))
-    if solver.status() != builder.SolveStatus.OPTIMAL:
+    _, linear = solve_linear(program)
+    if linear is None:
         return None
-    return Relaxation(
-        float(solver.objective_value()),
-        np.asarray(solver.variable_values(), dtype=np.float64),
-        program.upper,
-        np.abs(np.asarray(solver.reduced_costs(), dtype=np.float64)),
-        np.asarray(solver.dual_values(), dtype=np.float64),
-    )
+    return Relaxation(linear.objective, linear.values, program.upper, np.abs(linear.reduced), linear.duals)

@@ -8,7 +8,8 @@ import itertools
 import numpy as np
 import pytest
 
-from solver.mip import IntegerProgram, Rows, SolverError, solve
+from solver import mip
+from solver.mip import IntegerProgram, LinearStatus, Rows, SolverError, solve, solve_linear
 
 #: Weight of the leading criterion, about the largest objective the solver's models reach on
 #: a 90-tile table: a relative gap of 1e-4 (a MIP solver's usual default) would hide 10^5 units.
@@ -63,6 +64,47 @@ def test_solution_is_exact_in_the_unit_tie_break_under_a_huge_leading_weight(see
         return
     assert solution is not None and solution.optimal
     assert sum(int(c) * int(v) for c, v in zip(program.objective, solution.values)) == expected
+
+
+def test_integral_relaxations_answer_exactly_and_fractional_ones_go_to_the_search(monkeypatch) -> None:
+    # Over many random programs both ways are taken, and every answer matches brute force.
+    shortcut = []
+    integral_optimum = mip._integral_optimum
+
+    def spy(program: IntegerProgram, linear: mip.LinearSolution):
+        values = integral_optimum(program, linear)
+        shortcut.append(values is not None)
+        return values
+
+    monkeypatch.setattr(mip, "_integral_optimum", spy)
+    for seed in range(100, 160):
+        program = _random_program(seed)
+        expected = _brute_force(program)
+        solution = solve(program, time_limit_s=10.0)
+        got = None if solution is None else sum(int(c) * int(v) for c, v in zip(program.objective, solution.values))
+        assert got == expected, seed
+    assert 0 < sum(shortcut) < len(shortcut)
+
+
+def test_fractional_relaxation_is_not_taken_for_an_integer_solution() -> None:
+    # max a + b with 2a + 2b <= 3: the relaxation's optimum 1.5 is no integer point.
+    program = IntegerProgram(
+        np.ones(2), np.ones(2), Rows.empty(), _rows(np.array([[2, 2]]), np.array([3])), np.zeros(2, dtype=bool)
+    )
+    status, linear = solve_linear(program)
+    assert status is LinearStatus.OPTIMAL and linear is not None and linear.objective == pytest.approx(1.5)
+    assert mip._integral_optimum(program, linear) is None
+    solution = solve(program, time_limit_s=1.0)
+    assert solution is not None and solution.values.sum() == 1.0
+
+
+def test_infeasible_relaxation_is_reported_without_a_search() -> None:
+    # a + b == 3 over binaries: already the relaxation has no point.
+    program = IntegerProgram(
+        np.ones(2), np.ones(2), _rows(np.ones((1, 2)), np.array([3])), Rows.empty(), np.zeros(2, dtype=bool)
+    )
+    assert solve_linear(program) == (LinearStatus.INFEASIBLE, None)
+    assert solve(program, time_limit_s=1.0) is None
 
 
 def test_a_unit_below_a_huge_score_is_not_given_away() -> None:
