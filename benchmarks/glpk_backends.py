@@ -18,7 +18,7 @@ import numpy as np
 from cvxopt import glpk
 from highspy import _core as highs
 
-from solver.mip import IntegerProgram, Rows, Solution, SolverError, solve
+from solver.mip import IntegerProgram, Rows, Solution, SolverError, solve, with_proof
 from solver.relaxation import Relaxation
 
 #: GLPK's relative objective tolerance: well below 1 / (largest objective the models reach).
@@ -136,10 +136,4 @@ def relax_with_highs(program: IntegerProgram) -> Relaxation | None:
     solution = solver.getSolution()
     if not solution.dual_valid:
         return None
-    return Relaxation(
-        float(solver.getInfo().objective_function_value),
-        np.asarray(solution.col_value),
-        program.upper,
-        np.abs(np.asarray(solution.col_dual)),
-        np.asarray(solution.row_dual),
-    )
+    return Relaxation.of(with_proof(program, np.asarray(solution.col_value), np.asarray(solution.row_dual)))

@@ -194,8 +194,8 @@ def _solve_large(
         kinds = np.nonzero(table + rack)[0]
         tile_price = np.zeros(NUM_KINDS)
         tile_price[kinds] = relaxation.duals[:len(kinds)]
-        at_top = relaxation.values >= relaxation.upper - RELAXATION_TOLERANCE
-        meld_cost = np.where(at_top[keeps], relaxation.reduced[keeps], 0.0)
+        # What touching an old meld costs against the bound (nothing if the bound does not keep it).
+        meld_cost = np.maximum(relaxation.reduced[keeps], 0.0)
 
         whole = catalogue_for(position.rules, table + rack, old_melds)
 
@@ -288,7 +288,7 @@ def _keep_program(
         ]),
         np.concatenate([
             _copies_bound(base.usage, available).astype(np.float64), np.ones(n_old),
-            rack[rack_kinds].astype(np.float64), [np.inf],
+            rack[rack_kinds].astype(np.float64), [float(MAX_NUMBER * rack[JOKER_INDEX])],
         ]),
         equal, at_most, np.r_[np.zeros(first_y + len(rack_kinds), dtype=bool), True],
     )
@@ -460,7 +460,7 @@ def _program(problem: _Problem, layout: _Layout, objective: Objective, weights: 
         np.array([0.0, big - old_jokers, 0.0]),
     ))
     objective_parts.append(np.array([float(weight), 0.0]))
-    upper_parts.append(np.array([np.inf, 1.0]))
+    upper_parts.append(np.array([float(MAX_NUMBER * rack[JOKER_INDEX]), 1.0]))  # z <= 13 y_joker
     continuous = np.r_[continuous, True, False]
     return IntegerProgram(np.concatenate(objective_parts), np.concatenate(upper_parts), equal, at_most, continuous)
 

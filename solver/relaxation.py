@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from .mip import IntegerProgram, solve_linear
+from .mip import IntegerProgram, LinearSolution, solve_linear
 
 #: Numbers below this count as zero in the relaxation's solution.
 TOLERANCE = 1e-6
@@ -18,15 +18,20 @@ TOLERANCE = 1e-6
 
 @dataclass(frozen=True)
 class Relaxation:
-    """The relaxation's optimum: ``bound`` >= the objective of every integer solution."""
+    """The relaxation's optimum: ``bound`` >= the objective of every integer solution, proven
+    by weak duality from the duals (see :class:`solver.mip.LinearSolution`)."""
 
     bound: float
     values: np.ndarray
-    upper: np.ndarray
-    #: Per column, how much the bound drops per unit the column moves off its value.
+    #: Per column, ``objective - duals . column``: a solution that lowers a column from its
+    #: upper bound by one unit scores at most ``bound - reduced`` (when ``reduced`` > 0).
     reduced: np.ndarray
     #: Per row (equalities first, then the at-most rows), its dual value.
     duals: np.ndarray
+
+    @staticmethod
+    def of(linear: LinearSolution) -> Relaxation:
+        return Relaxation(linear.bound, linear.values, linear.reduced, linear.duals)
 
     @property
     def best_possible(self) -> int:
@@ -42,21 +47,19 @@ class Relaxation:
         return self.bound - target + self._slack_tolerance
 
     def may_change(self, target: int) -> np.ndarray:
-        """Mask of the columns at their upper bound that a solution scoring at least
-        ``target`` may lower, and of every column not at its upper bound.
+        """Mask of the columns that a solution scoring at least ``target`` may lower from
+        their upper bound.
 
-        Linear programming duality: a solution that lowers such a column by one scores at
-        most ``bound - reduced``, and the drops add up, so a column whose reduced cost exceeds
-        ``bound - target`` stays at its upper bound in every solution reaching ``target``.
+        Weak duality: every solution scores at most ``bound`` minus, for each column, its
+        reduced cost times how far it lies below its upper bound (when the reduced cost is
+        positive), so a column whose reduced cost exceeds ``bound - target`` stays at its
+        upper bound in every solution reaching ``target``.
         """
-        return (self.values < self.upper - TOLERANCE) | (self.reduced <= self.slack(target))
+        return self.reduced <= self.slack(target)
 
 
 def relax(program: IntegerProgram) -> Relaxation | None:
     """Solve ``program`` without integrality; ``None`` if GLOP reports no optimum (the caller
-    then does without the relaxation). GLOP's reduced costs follow the convention
-    reduced cost = objective - duals . column."""
+    then does without the relaxation)."""
     _, linear = solve_linear(program)
-    if linear is None:
-        return None
-    return Relaxation(linear.objective, linear.values, program.upper, np.abs(linear.reduced), linear.duals)
+    return None if linear is None else Relaxation.of(linear)
