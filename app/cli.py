@@ -95,7 +95,6 @@ from solver.rules import (
     RulesError,
     UnmeldedScoring,
     preset,
-    preset_for,
 )
 from solver.scoring import (
     Outcome,
@@ -280,8 +279,7 @@ def rules_from(args: argparse.Namespace) -> RuleSet:
         "pool_out_scoring": None if args.pool_out is None else PoolOutScoring(args.pool_out),
         "unmelded_scoring": None if args.unmelded is None else UnmeldedScoring(args.unmelded),
     }
-    rules = preset(args.rules).with_(**{k: v for k, v in overrides.items() if v is not None})
-    return rules.named(preset_for(rules))
+    return preset(args.rules).with_(**{k: v for k, v in overrides.items() if v is not None})
 
 
 # --- main --------------------------------------------------------------------------------

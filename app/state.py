@@ -14,7 +14,7 @@ from typing import Any
 import streamlit as st
 
 from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES
-from solver.rules import CUSTOM, PRESETS, STANDARD, PoolOutScoring, RuleSet, UnmeldedScoring, preset_for
+from solver.rules import CUSTOM, PRESETS, STANDARD, PoolOutScoring, RuleSet, UnmeldedScoring
 
 from .storage import ScoreStore, default_database_path
 
@@ -118,8 +118,7 @@ def rules() -> RuleSet:
             value = st.session_state[key]
             values[name] = _ENUMS[name](value) if name in _ENUMS else value
     base = PRESETS.get(st.session_state.get(RULES_PRESET, "standard"), STANDARD)
-    chosen = base.with_(**values)
-    return chosen.named(preset_for(chosen))
+    return base.with_(**values)
 
 
 @st.cache_resource(show_spinner=False)

@@ -99,7 +99,11 @@ class RuleSet:
         return self.joker_penalty if tile.is_joker else int(tile.number or 0)
 
     def with_(self, **changes: object) -> "RuleSet":
-        return replace(self, **changes)  # type: ignore[arg-type]
+        """These rules with some settings changed, named after the preset they then match
+        ("custom" when none): the one way the CLI's switches and the app's sidebar customise
+        a preset."""
+        changed = replace(self, **changes)  # type: ignore[arg-type]
+        return changed.named(preset_for(changed))
 
 
     def named(self, name: str) -> "RuleSet":

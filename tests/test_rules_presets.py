@@ -52,6 +52,10 @@ def test_preset_for_names_what_the_settings_match() -> None:
     assert preset_for(STANDARD.with_(initial_meld_threshold=50)) == "opening-50"
     assert preset_for(PRESETS["opening-50"].with_(initial_meld_threshold=30)) == "standard"
     assert preset_for(STANDARD.with_(initial_meld_threshold=40)) == CUSTOM
+    # Changed rules carry the name of the preset they match, so every caller names them alike.
+    assert STANDARD.with_(initial_meld_threshold=50).name == "opening-50"
+    assert PRESETS["opening-50"].with_(initial_meld_threshold=30).name == "standard"
+    assert STANDARD.with_(initial_meld_threshold=40).name == CUSTOM
     # A setting no preset has, on top of a rulebook preset.
     assert preset_for(PRESETS["european"].with_(jokers=4)) == CUSTOM
     # european and no-joker-opening play alike: the name given wins.
