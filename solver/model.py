@@ -177,10 +177,13 @@ def _solve_large(
     reaching the target may touch and every candidate it may lay (usually a few of each).
     The MIP over those, restricted to moves reaching the target, either finds one, and then
     the target is the optimum (nothing above it was possible) and the answer is exact in
-    every criterion, or proves there is none. Then the next score down is tried, and then the
-    score of the best move with only the melds the relaxation touches open, which is surely
-    reachable, so the same restricted MIP aimed at it settles the optimum. The whole table is
-    opened up only if a solve runs out of time or the relaxation fails.
+    every criterion, or proves there is none. Then the next score down is tried; then every
+    move placing the most tiles the bound allows, with any number of melds kept (the bound
+    on melds kept is the one usually too optimistic), whose best move is the optimum when
+    there is one; and then the score of the best move with only the melds the relaxation
+    touches open, which is surely reachable, so the same restricted MIP aimed at it settles
+    the optimum. The whole table is opened up only if a solve runs out of time or the
+    relaxation fails.
     """
     rack = _counts(position.rack)
     table = _counts(position.table_tiles)
@@ -213,6 +216,11 @@ def _solve_large(
         problem, outcome = reaching(relaxation.best_possible)
         if outcome is None:
             problem, outcome = reaching(relaxation.best_possible - 1)
+        most_placed = relaxation.best_possible // weight * weight
+        if outcome is None and most_placed < relaxation.best_possible - 1:
+            # The bound on melds kept is usually the loose part: the best move placing as
+            # many tiles (or points) as the bound allows, keeping any number of melds.
+            problem, outcome = reaching(most_placed, settled=False)
         if outcome is None:
             # A score surely reachable: the best move among the melds the relaxation touches
             # and the candidates a move placing one tile (or point) less could lay.

@@ -63,6 +63,42 @@ def test_large_table_path_matches_opening_the_whole_table(
     assert _criteria(fast, objective) == _criteria(whole, objective)
 
 
+def test_moves_placing_the_most_tiles_the_bound_allows_settle_a_loose_bound_on_melds_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Big racks on mid-size tables: the bound on melds kept is often a few melds too
+    # optimistic; the search among moves placing the most tiles the bound allows must then
+    # give the whole table's answer, and it must be what ends some of these searches.
+    ended_there = 0
+    for seed in range(10):
+        rng = random.Random(1000 + seed)
+        position = deal_position(rng, rng.choice([24, 30]), rng.randint(24, 30))
+        calls: list[str] = []
+        reaching, rearrange = solver_model._solve_reaching, solver_model._solve_rearrange
+
+        def spy_reaching(*args, **kwargs):
+            outcome = reaching(*args, **kwargs)
+            calls.append(("reached" if outcome is not None else "missed") + (" settled" if args[-1] else ""))
+            return outcome
+
+        def spy_rearrange(*args, **kwargs):
+            calls.append("touched")
+            return rearrange(*args, **kwargs)
+
+        monkeypatch.setattr(solver_model, "_solve_reaching", spy_reaching)
+        monkeypatch.setattr(solver_model, "_solve_rearrange", spy_rearrange)
+        monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 0)
+        fast = solve(position, Objective.TILES)
+        ended_there += calls[-1] == "reached" and "touched" not in calls
+        monkeypatch.undo()
+        monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 10**6)
+        whole = solve(position, Objective.TILES)
+        monkeypatch.undo()
+        assert_legal(position, fast)
+        assert _criteria(fast, Objective.TILES) == _criteria(whole, Objective.TILES)
+    assert ended_there > 0
+
+
 def test_large_table_adds_a_tile_to_a_run_and_touches_nothing_else() -> None:
     melds = "k1 k2 k3 | b5 b6 b7 | o9 o10 o11 | r2 r3 r4 | k7 b7 o7 | b11 b12 b13 | o1 o2 o3 o4"
     position = Position(parse_melds(melds), parse_tiles("r5"))
