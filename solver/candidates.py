@@ -5,6 +5,11 @@ reach the maximum number of tiles: any longer run splits into runs of 3-5. Each 
 is a fully interpreted meld (jokers' values fixed); candidates with the same physical tiles
 are merged, keeping the interpretation worth most points. The base catalogue depends only
 on the rule set and is built once per rule set.
+
+The runs an old meld can grow into or split into are many (thousands on a large table) and
+are worked out afresh for every new table, so they are handled as packed integers (colour,
+first number, length and a bitmask of joker positions, see :func:`_pack`) in numpy arrays,
+and only turned into :class:`Meld` objects when a caller looks at one.
 """
 
 from __future__ import annotations
@@ -18,37 +23,67 @@ import numpy as np
 
 from .melds import Meld, MeldKind, group_meld, run_meld
 from .rules import RuleSet
-from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Colour, Tile
+from .tiles import MAX_NUMBER, NUM_KINDS, Colour, Tile
 
 MAX_BASE_RUN = 5
 #: Extensions of an old run the solver considers beyond the base catalogue (tiles added).
 MAX_EXTENSION = 3
 MAX_GROUP = len(Colour)
 
+_COLOURS = tuple(Colour)  # by index
+#: Bit widths of a packed run shape: joker mask (one bit per position), length, start.
+_MASK_BITS, _LENGTH_BITS, _START_BITS = MAX_NUMBER, 4, 4
+_NO_CODES = np.zeros(0, np.int64)
+
+
+@dataclass(frozen=True)
+class RunShape:
+    """A run by its numbers: colour, first number, length, and which positions are jokers."""
+
+    colour: Colour
+    start: int
+    length: int
+    jokers: tuple[int, ...]
+
 
 class Melds(Sequence[Meld]):
     """Candidate melds, each built when first looked at: a catalogue holds hundreds of run
     shapes of which a move uses a handful, and building them all was a large part of the
-    time spent on a position."""
+    time spent on a position.
+
+    Items are kept in a numpy object array (so selecting rows is one indexing operation);
+    each is a :class:`Meld`, a :class:`RunShape`, or a run shape still packed as an ``int``.
+    """
 
     __slots__ = ("_items",)
 
-    def __init__(self, items: Iterable[Meld | RunShape]) -> None:
-        self._items = tuple(items)
+    def __init__(self, items: Iterable[Meld | RunShape] | np.ndarray) -> None:
+        if isinstance(items, np.ndarray):
+            self._items = items
+        else:
+            listed = list(items)
+            self._items = np.empty(len(listed), dtype=object)
+            self._items[:] = listed
 
     def __len__(self) -> int:
         return len(self._items)
 
     def __getitem__(self, k: int) -> Meld:  # type: ignore[override]
-        item = self._items[k]
+        item = self.item(k)
         return _run(item) if isinstance(item, RunShape) else item
 
     def item(self, k: int) -> Meld | RunShape:
         """The candidate as stored (a meld, or a run shape not built yet)."""
-        return self._items[k]
+        item = self._items[k]
+        return _unpack_one(item) if isinstance(item, int) else item
 
     def take(self, indices: Iterable[int]) -> Melds:
-        return Melds(self._items[k] for k in indices)
+        rows = indices if isinstance(indices, np.ndarray) else np.fromiter(indices, dtype=np.intp)
+        return Melds(self._items[rows])
+
+    @staticmethod
+    def joined(parts: Sequence[Melds]) -> Melds:
+        return Melds(np.concatenate([p._items for p in parts]) if parts else np.empty(0, dtype=object))
 
 
 @dataclass(frozen=True)
@@ -59,6 +94,20 @@ class Catalogue:
     usage: np.ndarray  # shape (K, NUM_KINDS), int16
     values: np.ndarray  # shape (K,), int32
     joker_values: np.ndarray  # shape (K,), int32: points the meld's jokers stand for
+
+    def rows(self, rows: np.ndarray) -> Catalogue:
+        """The candidates at ``rows`` (indices), in that order."""
+        return Catalogue(self.melds.take(rows), self.usage[rows], self.values[rows], self.joker_values[rows])
+
+
+def _joined(parts: Sequence[Catalogue]) -> Catalogue:
+    """The candidates of ``parts``, one after the other."""
+    return Catalogue(
+        Melds.joined([p.melds for p in parts]),
+        np.concatenate([p.usage for p in parts]),
+        np.concatenate([p.values for p in parts]),
+        np.concatenate([p.joker_values for p in parts]),
+    )
 
 
 def usage_of(meld: Meld) -> np.ndarray:
@@ -132,50 +181,197 @@ def base_catalogue(rules: RuleSet) -> Catalogue:
     return build_catalogue(_runs(rules, MAX_BASE_RUN) + _groups(rules))
 
 
-@dataclass(frozen=True)
-class RunShape:
-    """A run by its numbers: colour, first number, length, and which positions are jokers."""
+# Run shapes packed into integers -------------------------------------------------------
 
-    colour: Colour
-    start: int
-    length: int
-    jokers: tuple[int, ...]
+
+def _pack(colour: np.ndarray, start: np.ndarray, length: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Run shapes as integers: bit ``p`` of the low bits says position ``p`` is a joker."""
+    packed = (colour.astype(np.int64) << _START_BITS | start) << _LENGTH_BITS | length
+    return packed << _MASK_BITS | mask
+
+
+def _unpack(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Colour index, start, length and joker mask of packed run shapes (arrays or ints)."""
+    mask = codes & ((1 << _MASK_BITS) - 1)
+    length = (codes >> _MASK_BITS) & ((1 << _LENGTH_BITS) - 1)
+    start = (codes >> (_MASK_BITS + _LENGTH_BITS)) & ((1 << _START_BITS) - 1)
+    return codes >> (_MASK_BITS + _LENGTH_BITS + _START_BITS), start, length, mask
+
+
+def _unpack_one(code: int) -> RunShape:
+    colour, start, length, mask = _unpack(code)  # type: ignore[arg-type]
+    return RunShape(_COLOURS[colour], start, length, tuple(p for p in range(length) if mask >> p & 1))
+
+
+def _shapes(codes: np.ndarray) -> list[RunShape]:
+    return [_unpack_one(c) for c in codes.tolist()]
+
+
+def _span(lo: np.ndarray | int, hi: np.ndarray | int) -> np.ndarray:
+    """Numbers ``lo..hi`` as a bitmask (bit ``n - 1`` for number ``n``)."""
+    return ((np.int64(1) << (np.asarray(hi) - lo + 1)) - 1) << (np.asarray(lo) - 1)
+
+
+def _numbers_mask(numbers: Iterable[int]) -> int:
+    return sum(1 << (n - 1) for n in set(numbers))
+
+
+_ALL_MASKS = np.arange(1 << MAX_NUMBER)
+_MASK_BITS_SET = (_ALL_MASKS[:, None] >> np.arange(MAX_NUMBER)) & 1
+#: Jokers in each mask, and the sum of their positions (for what the jokers stand for).
+_POPCOUNT = _MASK_BITS_SET.sum(axis=1)
+_POSITION_SUM = _MASK_BITS_SET @ np.arange(MAX_NUMBER)
+
+
+@lru_cache(maxsize=16)
+def _joker_masks(most: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every placement of at most ``most`` jokers in a run (bitmask over positions), in the
+    order ``combinations`` lists them count by count, with the count of each. Candidates
+    are listed in this order, as they always were, so ties between them resolve the same."""
+    masks = [
+        sum(1 << p for p in chosen)
+        for count in range(min(most, MAX_NUMBER) + 1)
+        for chosen in combinations(range(MAX_NUMBER), count)
+    ]
+    table = np.array(masks, dtype=np.int64)
+    return table, _POPCOUNT[table]
+
+
+# Runs an old meld can grow into or split into, for several melds at once ----------------
+#
+# Each generator returns packed shapes and, for each, the old meld it comes from (its index
+# in ``melds``), meld by meld in the order the shapes were always listed.
+
+
+@dataclass(frozen=True)
+class _Windows:
+    """Stretches of numbers ``lo..hi``, each for one of the caller's items (an old run, or
+    some real tiles of an old meld), item by item."""
+
+    item: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+
+    @staticmethod
+    def spanning(lo_first: np.ndarray, lo_last: np.ndarray, hi_first: np.ndarray, hi_last: np.ndarray) -> _Windows:
+        """For each item ``i``, every window with ``lo`` in ``lo_first[i]..lo_last[i]`` and
+        ``hi`` in ``hi_first[i]..hi_last[i]``, lo-major."""
+        lo_count, hi_count = lo_last - lo_first + 1, hi_last - hi_first + 1
+        steps = np.arange(max(int(lo_count.max(initial=1)), int(hi_count.max(initial=1))))
+        ok = (steps[None, :, None] < lo_count[:, None, None]) & (steps[None, None, :] < hi_count[:, None, None])
+        item, up, right = np.nonzero(ok)
+        return _Windows(item, lo_first[item] + up, hi_first[item] + right)
+
+    @property
+    def size(self) -> np.ndarray:
+        return self.hi - self.lo + 1
+
+    def where(self, ok: np.ndarray) -> _Windows:
+        return _Windows(self.item[ok], self.lo[ok], self.hi[ok])
+
+
+def _window_shapes(
+    windows: _Windows, colour: np.ndarray, core: np.ndarray, limit: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Runs over each window in its item's ``colour`` with up to ``limit`` jokers (per
+    window), each on a number outside the item's ``core`` (a numbers bitmask), window by
+    window, jokers in :func:`_joker_masks` order; and the item of each."""
+    if not len(windows.lo):
+        return _NO_CODES, _NO_CODES
+    size = windows.size
+    free = ((np.int64(1) << size) - 1) & ~(core[windows.item] >> (windows.lo - 1))  # where a joker may go
+    masks, counts = _joker_masks(int(limit.max()))
+    ok = ((masks[None, :] & ~free[:, None]) == 0) & (counts[None, :] <= limit[:, None])
+    window, placement = np.nonzero(ok)
+    item = windows.item[window]
+    return _pack(colour[item], windows.lo[window], size[window], masks[placement]), item
+
+
+def _runs_of(melds: Sequence[Meld], owners: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Colour index, first and last number of the runs ``melds[i]`` for ``i`` in ``owners``."""
+    firsts = [melds[i].represented[0] for i in owners]
+    colour = np.array([_COLOURS.index(t.colour) for t in firsts], np.int64)  # type: ignore[arg-type]
+    start = np.array([int(t.number or 0) for t in firsts], np.int64)
+    return colour, start, start + np.array([len(melds[i]) for i in owners], np.int64) - 1
+
+
+def _extension_shapes(melds: Sequence[Meld], rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`run_extensions` of the old runs without jokers."""
+    owners = [i for i, m in enumerate(melds) if m.kind is MeldKind.RUN and not any(m.joker_mask)]
+    if not owners:
+        return _NO_CODES, _NO_CODES
+    colour, start, end = _runs_of(melds, owners)
+    windows = _Windows.spanning(
+        np.maximum(1, start - MAX_EXTENSION), start, end, np.minimum(MAX_NUMBER, end + MAX_EXTENSION)
+    )
+    added = (start[windows.item] - windows.lo) + (windows.hi - end[windows.item])
+    windows = windows.where((windows.size >= rules.min_meld_size) & (added <= MAX_EXTENSION))
+    # No joker, or one on an added number (outside the old run).
+    limit = np.full(len(windows.lo), min(rules.jokers, 1))
+    codes, item = _window_shapes(windows, colour, _span(start, end), limit)
+    return codes, np.array(owners, np.int64)[item]
+
+
+def _joker_extension_shapes(melds: Sequence[Meld], rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_joker_extensions` of the old melds holding jokers: one item per old run (its
+    real tiles) and per real tile of an old group."""
+    owners, colours, cores, reaches = [], [], [], []
+    for i, meld in enumerate(melds):
+        jokers = sum(meld.joker_mask)
+        if not jokers:
+            continue
+        real = [t for t, j in zip(meld.represented, meld.joker_mask) if not j]
+        numbers = [int(t.number or 0) for t in real]
+        items = [(real[0].colour, numbers)] if meld.kind is MeldKind.RUN else [(t.colour, [n]) for t, n in zip(real, numbers)]
+        for colour, core in items:
+            assert colour is not None
+            owners.append(i)
+            colours.append(colour.index)
+            cores.append(core)
+            reaches.append(MAX_EXTENSION + jokers)
+    if not owners:
+        return _NO_CODES, _NO_CODES
+    low, high = np.array([min(c) for c in cores], np.int64), np.array([max(c) for c in cores], np.int64)
+    reach = np.array(reaches, np.int64)
+    windows = _Windows.spanning(np.maximum(1, low - reach), low, high, np.minimum(MAX_NUMBER, high + reach))
+    windows = windows.where(windows.size > MAX_BASE_RUN)  # shorter ones are in the base catalogue
+    core = np.array([_numbers_mask(c) for c in cores], np.int64)
+    limit = np.minimum(rules.jokers, windows.size - 1)
+    codes, item = _window_shapes(windows, np.array(colours, np.int64), core, limit)
+    return codes, np.array(owners, np.int64)[item]
+
+
+def _piece_shapes(melds: Sequence[Meld]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`run_pieces` of the long old runs."""
+    owners = [i for i, m in enumerate(melds) if m.kind is MeldKind.RUN and len(m) > MAX_BASE_RUN + 1]
+    if not owners:
+        return _NO_CODES, _NO_CODES
+    colour, start, last = _runs_of(melds, owners)
+    jokers = np.array([_numbers_mask(s + k for k, j in enumerate(melds[i].joker_mask) if j)
+                       for i, s in zip(owners, start.tolist())], np.int64)
+    windows = _Windows.spanning(start, last, start, last)
+    whole = (windows.lo == start[windows.item]) & (windows.hi == last[windows.item])
+    windows = windows.where((windows.hi >= windows.lo + MAX_BASE_RUN - 1) & ~whole)
+    # Each piece as it is, grown by one below, and grown by one above, in that order.
+    piece = np.repeat(np.arange(len(windows.lo)), 3)
+    lo, hi = windows.lo[piece], windows.hi[piece]
+    grow_lo, grow_hi = lo - np.tile([0, 1, 0], len(windows.lo)), hi + np.tile([0, 0, 1], len(windows.lo))
+    ok = (grow_hi - grow_lo + 1 > MAX_BASE_RUN) & (grow_lo >= 1) & (grow_hi <= MAX_NUMBER)
+    item, lo, hi, grow_lo, grow_hi = windows.item[piece[ok]], lo[ok], hi[ok], grow_lo[ok], grow_hi[ok]
+    mask = (jokers[item] & _span(lo, hi)) >> (grow_lo - 1)  # the old jokers inside the piece
+    return _pack(colour[item], grow_lo, grow_hi - grow_lo + 1, mask), np.array(owners, np.int64)[item]
 
 
 def run_extensions(meld: Meld, rules: RuleSet) -> list[RunShape]:
     """Runs an old run can turn into while all its real tiles stay in place.
 
-    The new run covers the old run's real tiles, may reach up to MAX_EXTENSION numbers past
-    either end and may drop jokers at the ends; each old joker kept inside stays a joker, or
-    every one of them is replaced by its real tile; at most one joker is added. An old meld
-    holding jokers gets every placement of jokers instead (:func:`_joker_extensions`).
+    The new run covers the old run's real tiles and may reach up to MAX_EXTENSION numbers
+    past either end, with at most one joker, on an added number. An old meld holding jokers
+    gets every placement of jokers instead (:func:`_joker_extensions`).
     """
     if any(meld.joker_mask):
         return _joker_extensions(meld, rules)
-    if meld.kind is not MeldKind.RUN:
-        return []
-    first = meld.represented[0]
-    colour, start, length = first.colour, int(first.number or 0), len(meld)
-    assert colour is not None
-    end = start + length - 1
-    real = [start + i for i, j in enumerate(meld.joker_mask) if not j]
-    old_jokers = {start + i for i, j in enumerate(meld.joker_mask) if j}
-    out = []
-    for lo in range(max(1, start - MAX_EXTENSION), min(real) + 1):
-        for hi in range(max(real), min(MAX_NUMBER, end + MAX_EXTENSION) + 1):
-            size = hi - lo + 1
-            added = [n for n in range(lo, hi + 1) if not start <= n <= end]
-            if size < rules.min_meld_size or len(added) > MAX_EXTENSION:
-                continue
-            kept = sorted(n for n in old_jokers if lo <= n <= hi)
-            variants = [kept, []] if kept else [[]]
-            if rules.jokers > len(kept):
-                variants += [kept + [n] for n in added]
-            if kept:  # a real tile takes the joker's place and the joker moves to an end
-                variants += [[n] for n in added]
-            for jokers in variants:
-                out.append(RunShape(colour, lo, size, tuple(n - lo for n in jokers)))
-    return out
+    return _shapes(_extension_shapes((meld,), rules)[0])
 
 
 def _joker_extensions(meld: Meld, rules: RuleSet) -> list[RunShape]:
@@ -185,23 +381,7 @@ def _joker_extensions(meld: Meld, rules: RuleSet) -> list[RunShape]:
     them, with the jokers anywhere else in it. Jokers move about freely, so an old meld
     ``[j j o9]`` can stay together as ``o8..o13`` around the rack's ``o10 o12 o13``.
     """
-    jokers = sum(meld.joker_mask)
-    real = [t for t, j in zip(meld.represented, meld.joker_mask) if not j]
-    reach = MAX_EXTENSION + jokers
-    cores = [tuple(int(t.number or 0) for t in real)] if meld.kind is MeldKind.RUN else [(int(t.number or 0),) for t in real]
-    colours = [real[0].colour] if meld.kind is MeldKind.RUN else [t.colour for t in real]
-    out = []
-    for colour, core in zip(colours, cores):
-        assert colour is not None
-        for lo in range(max(1, min(core) - reach), min(core) + 1):
-            for hi in range(max(core), min(MAX_NUMBER, max(core) + reach) + 1):
-                size = hi - lo + 1
-                if size <= MAX_BASE_RUN:
-                    continue  # in the base catalogue already
-                others = [n - lo for n in range(lo, hi + 1) if n not in core]
-                for count in range(min(rules.jokers, size - 1) + 1):
-                    out += [RunShape(colour, lo, size, js) for js in combinations(others, count)]
-    return out
+    return _shapes(_joker_extension_shapes((meld,), rules)[0])
 
 
 def run_pieces(meld: Meld, rules: RuleSet) -> list[RunShape]:
@@ -209,55 +389,49 @@ def run_pieces(meld: Meld, rules: RuleSet) -> list[RunShape]:
     by one tile at either end: splitting ``b3..b13`` around an inserted ``b8`` needs
     ``b3..b8`` and ``b8..b13``, which no run of 3-5 tiles can express.
     """
-    if meld.kind is not MeldKind.RUN or len(meld) <= MAX_BASE_RUN + 1:
-        return []
-    first = meld.represented[0]
-    colour, start = first.colour, int(first.number or 0)
-    assert colour is not None
-    jokers = {start + i for i, j in enumerate(meld.joker_mask) if j}
-    out = []
-    for lo in range(start, start + len(meld)):
-        for hi in range(lo + MAX_BASE_RUN - 1, start + len(meld)):
-            if (lo, hi) == (start, start + len(meld) - 1):
-                continue
-            for grow_lo, grow_hi in ((lo, hi), (lo - 1, hi), (lo, hi + 1)):
-                if grow_hi - grow_lo + 1 <= MAX_BASE_RUN:
-                    continue  # already in the base catalogue
-                if grow_lo < 1 or grow_hi > MAX_NUMBER:
-                    continue
-                positions = tuple(n - grow_lo for n in jokers if lo <= n <= hi)
-                out.append(RunShape(colour, grow_lo, grow_hi - grow_lo + 1, positions))
-    return out
+    return _shapes(_piece_shapes((meld,))[0])
 
 
-def _shapes_catalogue(shapes: list[RunShape]) -> Catalogue:
-    """The runs ``shapes`` as a catalogue, identical physical tiles merged (most valuable
-    reading kept). Usage rows and values are computed from the numbers, and melds are only
-    built for the runs kept, because building every variant tile by tile was slow."""
-    if not shapes:
-        return Catalogue(Melds(()), np.zeros((0, NUM_KINDS), np.int16), np.zeros(0, np.int32), np.zeros(0, np.int32))
-    n = len(shapes)
-    starts = np.array([s.colour.index * MAX_NUMBER + s.start - 1 for s in shapes])
-    lengths = np.array([s.length for s in shapes])
-    offsets = np.arange(MAX_NUMBER)
-    inside = offsets[None, :] < lengths[:, None]
-    usage = np.zeros((n, NUM_KINDS), np.int16)
-    rows = np.repeat(np.arange(n), lengths)
-    usage[rows, (starts[:, None] + offsets[None, :])[inside]] = 1
-    joker_rows = np.array([k for k, s in enumerate(shapes) for _ in s.jokers], dtype=np.int64)
-    joker_cols = np.array([starts[k] + p for k, s in enumerate(shapes) for p in s.jokers], dtype=np.int64)
-    usage[joker_rows, joker_cols] = 0
-    usage[:, JOKER_INDEX] = [len(s.jokers) for s in shapes]
-    values = np.array([s.length * (2 * s.start + s.length - 1) // 2 for s in shapes], dtype=np.int32)
-    joker_values = np.array([sum(s.start + p for p in s.jokers) for s in shapes], dtype=np.int32)
-    best: dict[bytes, int] = {}
-    for k in range(n):
-        key = usage[k].tobytes()
-        kept = best.get(key)
-        if kept is None or values[k] > values[kept]:
-            best[key] = k
-    chosen = np.array(sorted(best.values()), dtype=np.int64)
-    return Catalogue(Melds(shapes[k] for k in chosen), usage[chosen], values[chosen], joker_values[chosen])
+def _grown_shapes(melds: Sequence[Meld], rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
+    """Extensions then pieces of every old meld, meld by meld."""
+    families = [_extension_shapes(melds, rules), _joker_extension_shapes(melds, rules), _piece_shapes(melds)]
+    codes = np.concatenate([c for c, _ in families])
+    owner = np.concatenate([o for _, o in families])
+    order = np.argsort(owner, kind="stable")
+    return codes[order], owner[order]
+
+
+def _shapes_catalogue(codes: np.ndarray, owner: np.ndarray) -> tuple[Catalogue, np.ndarray]:
+    """The packed runs ``codes`` as a catalogue, identical physical tiles of one owner merged
+    (the most valuable reading kept, the first of equals), in the order of the readings
+    kept, with the owner of each row. Rows and values come from the numbers, so no meld is
+    built here."""
+    colour, start, length, mask = _unpack(codes)
+    real = (((np.int64(1) << length) - 1) & ~mask) << (start - 1)  # numbers bitmask
+    jokers = _POPCOUNT[mask]
+    values = (length * (2 * start + length - 1) // 2).astype(np.int32)
+    joker_values = (jokers * start + _POSITION_SUM[mask]).astype(np.int32)
+    # Same physical tiles <=> same colour (unless all jokers), real numbers and joker count.
+    key = ((np.where(real > 0, colour, 0) << MAX_NUMBER | real) << _MASK_BITS) | jokers
+    order = np.lexsort((-values, key, owner))  # stable: equal values keep generation order
+    first = np.ones(len(order), dtype=bool)
+    first[1:] = (key[order][1:] != key[order][:-1]) | (owner[order][1:] != owner[order][:-1])
+    chosen = np.sort(order[first])
+    catalogue = Catalogue(
+        Melds(codes[chosen].astype(object)),
+        _run_usage(colour[chosen], real[chosen], jokers[chosen]),
+        values[chosen],
+        joker_values[chosen],
+    )
+    return catalogue, owner[chosen]
+
+
+def _run_usage(colour: np.ndarray, real: np.ndarray, jokers: np.ndarray) -> np.ndarray:
+    """Usage rows of runs given by colour index, numbers bitmask and joker count."""
+    n = len(colour)
+    numbered = np.zeros((n, len(Colour), MAX_NUMBER), np.int16)
+    numbered[np.arange(n), colour] = (real[:, None] >> np.arange(MAX_NUMBER)) & 1
+    return np.concatenate([numbered.reshape(n, len(Colour) * MAX_NUMBER), jokers[:, None].astype(np.int16)], axis=1)
 
 
 def _run(shape: RunShape) -> Meld:
@@ -272,24 +446,53 @@ def _run(shape: RunShape) -> Meld:
 _TILES = {c: tuple(Tile(c, n) for n in range(1, MAX_NUMBER + 1)) for c in Colour}
 
 
+@lru_cache(maxsize=32)
+def _old_melds_catalogue(old_melds: tuple[Meld, ...], rules: RuleSet) -> tuple[Catalogue, np.ndarray]:
+    """Each old meld as laid followed by the runs it can grow into and split into, meld by
+    meld, and a mask of the rows that are old melds as laid. All melds are worked out
+    together because doing it meld by meld cost more in numpy calls than in work."""
+    grown, owner = _shapes_catalogue(*_grown_shapes(old_melds, rules))
+    laid_usage = np.stack([usage_of(m) for m in old_melds])
+    distinct = ~(grown.usage == laid_usage[owner]).all(axis=1)  # the meld as laid wins
+    laid = Catalogue(
+        Melds(old_melds),
+        laid_usage,
+        np.array([m.value for m in old_melds], np.int32),
+        np.array([joker_value(m) for m in old_melds], np.int32),
+    )
+    whole = _joined([laid, grown.rows(np.nonzero(distinct)[0])])
+    order = np.argsort(np.concatenate([np.arange(len(old_melds)), owner[distinct]]), kind="stable")
+    return whole.rows(order), order < len(old_melds)
+
+
 @lru_cache(maxsize=512)
 def meld_catalogue(meld: Meld, rules: RuleSet) -> Catalogue:
-    """An old meld as laid, with the runs it can grow into and split into (cached per meld)."""
-    grown = _shapes_catalogue(run_extensions(meld, rules) + run_pieces(meld, rules))
-    own = usage_of(meld)
-    others = np.nonzero(~(grown.usage == own[None, :]).all(axis=1))[0]  # the meld as laid wins
-    return Catalogue(
-        Melds((meld, *(grown.melds.item(k) for k in others))),
-        np.concatenate([own[None, :], grown.usage[others]]),
-        np.concatenate([[meld.value], grown.values[others]]).astype(np.int32),
-        np.concatenate([[joker_value(meld)], grown.joker_values[others]]).astype(np.int32),
-    )
+    """An old meld as laid, with the runs it can grow into and split into."""
+    return _old_melds_catalogue((meld,), rules)[0]
+
+
+# Merging the candidates of a position ------------------------------------------------
+
+
+def _row_keys(usage: np.ndarray) -> np.ndarray:
+    """Each usage row as one opaque value, so rows can be sorted, compared and searched."""
+    rows = np.ascontiguousarray(usage, dtype=np.int16)
+    return rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel()
 
 
 @lru_cache(maxsize=16)
-def _base_index(rules: RuleSet) -> dict[bytes, int]:
-    """Row of each physical tile multiset in :func:`base_catalogue` (its usage row as bytes)."""
-    return {row.tobytes(): k for k, row in enumerate(base_catalogue(rules).usage)}
+def _base_keys(rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
+    """The base catalogue's row keys sorted, and the row each sorted key belongs to."""
+    keys = _row_keys(base_catalogue(rules).usage)
+    order = np.argsort(keys, kind="stable")
+    return keys[order], order
+
+
+def _base_rows(rules: RuleSet, keys: np.ndarray) -> np.ndarray:
+    """The base catalogue's row holding each usage row key, or -1."""
+    sorted_keys, order = _base_keys(rules)
+    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
+    return np.where(sorted_keys[at] == keys, order[at], -1)
 
 
 def fits(usage: np.ndarray, available: np.ndarray) -> np.ndarray:
@@ -302,38 +505,37 @@ def catalogue_for(rules: RuleSet, available: np.ndarray, old_melds: tuple[Meld, 
     meld, the meld itself and its run extensions and pieces.
 
     Candidates with the same physical tiles are merged as in :func:`build_catalogue`: an old
-    meld as laid wins, then the most valuable reading. The base part is selected with one
-    array operation, and each old meld's part is built once and cached, because rebuilding
-    candidates meld by meld was most of the time spent on a large table.
+    meld as laid wins, then the most valuable reading (the first of equals, old melds in
+    order). The kept base candidates come first, in the base catalogue's order, then the
+    others in the order they first appear. Everything is done on whole arrays, because
+    merging candidates one by one was most of the time spent on a large table.
     """
     base = base_catalogue(rules)
     keep = fits(base.usage, available)
-    parts = [meld_catalogue(m, rules) for m in old_melds]
-    laid = {usage_of(m).tobytes() for m in old_melds}
-    chosen: dict[bytes, tuple[Meld | RunShape, np.ndarray, int, int]] = {}
-    for part in parts:
-        for k in np.nonzero(fits(part.usage, available))[0] if len(part.melds) else ():
-            key = part.usage[k].tobytes()
-            meld = part.melds.item(k)
-            if key in laid and part.melds[k] not in old_melds:
-                continue  # another reading of an old meld's tiles; the meld as laid wins
-            kept = chosen.get(key)
-            if kept is None or int(part.values[k]) > kept[2]:
-                chosen[key] = (meld, part.usage[k], int(part.values[k]), int(part.joker_values[k]))
-    index = _base_index(rules)
-    for key, (meld, _, value, _) in list(chosen.items()):
-        k = index.get(key)
-        if k is None or not keep[k]:
-            continue
-        if key in laid or value > base.values[k]:
-            keep[k] = False
-        else:
-            del chosen[key]
-    rows = np.nonzero(keep)[0]
-    extra = list(chosen.values())
-    return Catalogue(
-        Melds((*(base.melds.item(k) for k in rows), *(e[0] for e in extra))),
-        np.concatenate([base.usage[rows]] + [e[1][None, :] for e in extra]),
-        np.concatenate([base.values[rows], np.array([e[2] for e in extra], dtype=np.int32)]),
-        np.concatenate([base.joker_values[rows], np.array([e[3] for e in extra], dtype=np.int32)]),
-    )
+    if not old_melds:
+        return base.rows(np.nonzero(keep)[0])
+    extra, as_laid = _old_melds_catalogue(old_melds, rules)
+    rows = np.nonzero(fits(extra.usage, available))[0]
+    laid_usage = extra.usage[as_laid]
+    distinct, ids = np.unique(np.concatenate([_row_keys(extra.usage[rows]), _row_keys(laid_usage)]), return_inverse=True)
+    ids, laid_ids = ids[:len(rows)], ids[len(rows):]
+    is_laid = np.zeros(len(distinct), dtype=bool)
+    is_laid[laid_ids] = True
+    # Another reading of an old meld's tiles goes: the meld as laid wins.
+    clash = np.nonzero(is_laid[ids] & ~as_laid[rows])[0]
+    drop = [c for c in clash if extra.melds[int(rows[c])] not in old_melds]
+    rows, ids = np.delete(rows, drop), np.delete(ids, drop)
+    # One row per set of tiles: the most valuable, the first of equals, in order of first sight.
+    order = np.lexsort((-extra.values[rows], ids))
+    leads = np.ones(len(order), dtype=bool)
+    leads[1:] = ids[order][1:] != ids[order][:-1]
+    _, first_seen = np.unique(ids, return_index=True)  # per id, in id order like the leads
+    winners = order[leads][np.argsort(first_seen)]
+    rows, ids = rows[winners], ids[winners]
+    # Against the base catalogue: an old meld's tiles as laid, or a more valuable reading, win.
+    base_row = _base_rows(rules, _row_keys(extra.usage[rows]))
+    in_base = base_row >= 0
+    in_base[in_base] = keep[base_row[in_base]]
+    wins = is_laid[ids] | (extra.values[rows] > base.values[base_row])
+    keep[base_row[in_base & wins]] = False
+    return _joined([base.rows(np.nonzero(keep)[0]), extra.rows(rows[~in_base | wins])])
