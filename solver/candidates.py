@@ -474,7 +474,7 @@ def meld_catalogue(meld: Meld, rules: RuleSet) -> Catalogue:
 # Merging the candidates of a position ------------------------------------------------
 
 
-def _row_keys(usage: np.ndarray) -> np.ndarray:
+def row_keys(usage: np.ndarray) -> np.ndarray:
     """Each usage row as one opaque value, so rows can be sorted, compared and searched."""
     rows = np.ascontiguousarray(usage, dtype=np.int16)
     return rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel()
@@ -483,7 +483,7 @@ def _row_keys(usage: np.ndarray) -> np.ndarray:
 @lru_cache(maxsize=16)
 def _base_keys(rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
     """The base catalogue's row keys sorted, and the row each sorted key belongs to."""
-    keys = _row_keys(base_catalogue(rules).usage)
+    keys = row_keys(base_catalogue(rules).usage)
     order = np.argsort(keys, kind="stable")
     return keys[order], order
 
@@ -517,7 +517,7 @@ def catalogue_for(rules: RuleSet, available: np.ndarray, old_melds: tuple[Meld, 
     extra, as_laid = _old_melds_catalogue(old_melds, rules)
     rows = np.nonzero(fits(extra.usage, available))[0]
     laid_usage = extra.usage[as_laid]
-    distinct, ids = np.unique(np.concatenate([_row_keys(extra.usage[rows]), _row_keys(laid_usage)]), return_inverse=True)
+    distinct, ids = np.unique(np.concatenate([row_keys(extra.usage[rows]), row_keys(laid_usage)]), return_inverse=True)
     ids, laid_ids = ids[:len(rows)], ids[len(rows):]
     is_laid = np.zeros(len(distinct), dtype=bool)
     is_laid[laid_ids] = True
@@ -533,7 +533,7 @@ def catalogue_for(rules: RuleSet, available: np.ndarray, old_melds: tuple[Meld, 
     winners = order[leads][np.argsort(first_seen)]
     rows, ids = rows[winners], ids[winners]
     # Against the base catalogue: an old meld's tiles as laid, or a more valuable reading, win.
-    base_row = _base_rows(rules, _row_keys(extra.usage[rows]))
+    base_row = _base_rows(rules, row_keys(extra.usage[rows]))
     in_base = base_row >= 0
     in_base[in_base] = keep[base_row[in_base]]
     wins = is_laid[ids] | (extra.values[rows] > base.values[base_row])

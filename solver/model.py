@@ -27,6 +27,7 @@ from .candidates import (
     catalogue_for,
     fits,
     joker_value,
+    row_keys,
     usage_of,
 )
 from .melds import Meld
@@ -245,10 +246,7 @@ def _priced(problem: _Problem, tile_price: np.ndarray, meld_cost: np.ndarray, sl
     """
     cat = problem.catalogue
     cost = cat.usage @ tile_price
-    keep = cost <= slack
-    own = {row.tobytes() for row in problem.free_usage}
-    for k in np.nonzero(~keep)[0]:
-        keep[k] = cat.usage[k].tobytes() in own
+    keep = (cost <= slack) | np.isin(row_keys(cat.usage), row_keys(problem.free_usage))
     keep = np.nonzero(keep)[0]
     catalogue = Catalogue(cat.melds.take(keep), cat.usage[keep], cat.values[keep], cat.joker_values[keep])
     pricing = _Pricing(meld_cost[list(problem.free)], cost[keep], slack)
@@ -328,28 +326,36 @@ class _Continuations:
 def _continuations(problem: _Problem) -> _Continuations:
     """Each old meld may continue into any candidate sharing at least
     MIN_CONTINUATION_OVERLAP of its tiles (all of them, for a smaller meld), unless the
-    problem's pricing shows no move reaching the target can."""
+    problem's pricing shows no move reaching the target can. Pairs come meld by meld, in
+    candidate order."""
     usage = problem.catalogue.usage
-    sizes = usage.sum(axis=1)
-    pricing = problem.pricing
-    parts: list[tuple[np.ndarray, ...]] = []
-    for at, (m, u) in enumerate(zip(problem.free, problem.free_usage)):
-        overlap = np.minimum(usage, u[None, :]).sum(axis=1)
-        size = int(u.sum())
-        allowed = overlap >= min(MIN_CONTINUATION_OVERLAP, size)
-        if pricing is not None:
-            # Continuing into another meld touches this one and lays that one: both cost.
-            exact = (overlap == size) & (sizes == size)
-            allowed &= exact | (pricing.meld_cost[at] + pricing.candidate_cost <= pricing.slack)
-        ks = np.nonzero(allowed)[0]
-        first = next(t.index for t in problem.old_melds[m].tiles if not t.is_joker)
-        parts.append((
-            np.full(len(ks), m), ks, overlap[ks], (overlap[ks] == size) & (sizes[ks] == size), usage[ks, first] > 0,
-        ))
-    if not parts:
+    if not problem.free or not len(usage):
         empty = np.zeros(0, dtype=np.int64)
         return _Continuations(empty, empty, empty, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
-    return _Continuations(*(np.concatenate(column) for column in zip(*parts)))
+    melds = problem.free_usage
+    overlap = _shared_tiles(melds, usage)  # (free melds, candidates)
+    size = melds.sum(axis=1)[:, None]
+    exact = (overlap == size) & (usage.sum(axis=1)[None, :] == size)
+    allowed = overlap >= np.minimum(MIN_CONTINUATION_OVERLAP, size)
+    pricing = problem.pricing
+    if pricing is not None:
+        # Continuing into another meld touches this one and lays that one: both cost.
+        allowed &= exact | (pricing.meld_cost[:, None] + pricing.candidate_cost[None, :] <= pricing.slack)
+    at, ks = np.nonzero(allowed)
+    firsts = np.array([next(t.index for t in problem.old_melds[m].tiles if not t.is_joker) for m in problem.free])
+    return _Continuations(
+        np.asarray(problem.free, dtype=np.int64)[at], ks, overlap[at, ks], exact[at, ks], usage[ks, firsts[at]] > 0,
+    )
+
+
+def _shared_tiles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``sum(min(a[i], b[k]))`` over tile kinds for every pair of usage rows, as one matrix
+    product per copy level (counts are small: a tile's copies, or the jokers)."""
+    levels = int(min(a.max(initial=0), b.max(initial=0)))
+    shared = np.zeros((len(a), len(b)), dtype=np.float64)
+    for level in range(1, levels + 1):
+        shared += (a >= level).astype(np.float64) @ (b >= level).T.astype(np.float64)
+    return shared.astype(np.int64)
 
 
 @dataclass(frozen=True)
