@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from itertools import combinations
 from typing import Iterable, Sequence
 
@@ -48,23 +49,35 @@ class Meld:
         if len(self.represented) != len(self.joker_mask):
             raise ValueError("joker mask length differs from the meld's length")
 
-    @property
+    # Cached properties (they write the instance's __dict__, which a frozen dataclass
+    # allows): the solver reads these many times per meld and solve.
+
+    @cached_property
     def tiles(self) -> tuple[Tile, ...]:
         """The physical tiles, jokers as :data:`JOKER`, in table order."""
         return tuple(JOKER if j else t for t, j in zip(self.represented, self.joker_mask))
 
-    @property
+    @cached_property
     def jokers(self) -> tuple[Tile, ...]:
         """What each joker stands for, in table order."""
         return tuple(t for t, j in zip(self.represented, self.joker_mask) if j)
 
-    @property
+    @cached_property
     def value(self) -> int:
         """Points of the meld, jokers counted as the tile they stand for."""
         return sum(int(t.number or 0) for t in self.represented)
 
     def __len__(self) -> int:
         return len(self.represented)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        """The dataclass's own hash, computed once: the old melds key the solver's candidate
+        cache on every solve."""
+        return hash((self.kind, self.represented, self.joker_mask))
 
 
 @dataclass(frozen=True)
@@ -102,9 +115,10 @@ def run_meld(colour: Colour, start: int, length: int, joker_positions: Iterable[
     if start < MIN_NUMBER or start + length - 1 > MAX_NUMBER:
         raise ValueError("run outside 1-13")
     jokers = set(joker_positions)
+    first = colour.index * MAX_NUMBER + start - 1
     return Meld(
         MeldKind.RUN,
-        tuple(Tile(colour, start + i) for i in range(length)),
+        tuple(Tile.from_index(first + i) for i in range(length)),
         tuple(i in jokers for i in range(length)),
     )
 
@@ -121,7 +135,8 @@ def group_meld(number: int, colours: Sequence[Colour], joker_colours: Iterable[C
             mask.append(False)
         else:
             mask.append(True)
-    return Meld(MeldKind.GROUP, tuple(Tile(c, number) for c in all_colours), tuple(mask))
+    tiles = tuple(Tile.from_index(c.index * MAX_NUMBER + number - 1) for c in all_colours)
+    return Meld(MeldKind.GROUP, tiles, tuple(mask))
 
 
 def _run_interpretations(real: list[Tile], jokers: int) -> tuple[list[Meld], list[Problem]]:
@@ -155,7 +170,7 @@ def _run_interpretations(real: list[Tile], jokers: int) -> tuple[list[Meld], lis
     return melds, []
 
 
-def _group_interpretations(real: list[Tile], jokers: int, rules: RuleSet) -> tuple[list[Meld], list[Problem]]:
+def _group_interpretations(real: list[Tile], jokers: int, distinct: bool) -> tuple[list[Meld], list[Problem]]:
     numbers = {t.number for t in real}
     if len(numbers) > 1:
         return [], [Problem.MIXED]
@@ -165,9 +180,9 @@ def _group_interpretations(real: list[Tile], jokers: int, rules: RuleSet) -> tup
     size = len(real) + jokers
     if size > len(Colour):
         return [], [Problem.GROUP_TOO_BIG]
-    if rules.group_colours_distinct and len(set(colours)) != len(colours):
+    if distinct and len(set(colours)) != len(colours):
         return [], [Problem.GROUP_REPEATED_COLOUR]
-    if rules.group_colours_distinct:
+    if distinct:
         missing = [c for c in Colour if c not in colours]
         options = list(combinations(missing, jokers))
     else:
@@ -183,15 +198,22 @@ def _multichoose(items: list[Colour], k: int) -> list[list[Colour]]:
 
 def check_meld(tiles: Sequence[Tile], rules: RuleSet = STANDARD) -> MeldCheck:
     """Every legal interpretation of ``tiles`` (any order) as a run or a group, or the problems."""
-    tiles = tuple(tiles)
+    return _checked(tuple(tiles), rules.min_meld_size, rules.group_colours_distinct)
+
+
+@lru_cache(maxsize=4096)
+def _checked(tiles: tuple[Tile, ...], min_meld_size: int, distinct_colours: bool) -> MeldCheck:
+    """:func:`check_meld` given the only rules it reads, cached: every solve checks the whole
+    table, whose melds mostly lie as they did the turn before. Results are immutable, so
+    equal tiles share one."""
     real = sorted((t for t in tiles if not t.is_joker), key=lambda t: t.index)
     jokers = len(tiles) - len(real)
-    if len(tiles) < rules.min_meld_size:
+    if len(tiles) < min_meld_size:
         return MeldCheck(tiles, (), (Problem.TOO_FEW_TILES,))
     if not real:
         return MeldCheck(tiles, (), (Problem.ONLY_JOKERS,))
     runs, run_problems = _run_interpretations(real, jokers)
-    groups, group_problems = _group_interpretations(real, jokers, rules)
+    groups, group_problems = _group_interpretations(real, jokers, distinct_colours)
     found = tuple(dict.fromkeys(runs + groups))  # dedupe, keep order
     if found:
         return MeldCheck(tiles, found, ())

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Sequence
 
 from .melds import Meld, MeldCheck, MeldKind, check_meld
 from .rules import STANDARD, RuleSet
-from .tiles import Tile
+from .tiles import ALL_KINDS, Tile, kind_counts
 
 
 class InvalidTableError(ValueError):
@@ -37,9 +36,10 @@ class TableCheck:
 
 def check_table(melds: Sequence[Sequence[Tile]], rules: RuleSet = STANDARD) -> TableCheck:
     """Check every meld, and the copy limits over the whole table."""
-    checks = tuple(check_meld(tuple(m), rules) for m in melds)
-    counts = Counter(t for m in melds for t in m)
-    over = tuple(sorted((t for t, n in counts.items() if n > rules.max_count(t)), key=lambda t: t.index))
+    checks = tuple(check_meld(m, rules) for m in melds)
+    counts = kind_counts(t for m in melds for t in m)
+    # A kind not on the table is never over its limit; skipping it saves most calls on a small table.
+    over = tuple(tile for tile, n in zip(ALL_KINDS, counts) if n and n > rules.max_count(tile))
     return TableCheck(checks, over)
 
 

@@ -12,6 +12,7 @@ import enum
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Iterable
 
 
@@ -22,6 +23,11 @@ class Colour(enum.Enum):
     BLUE = "blue"
     ORANGE = "orange"
     RED = "red"
+
+    #: Members are singletons compared by identity, so hashing by identity agrees with
+    #: equality; Enum's own ``__hash__`` hashes the name in Python code, on every set or
+    #: dict of colours a solve builds.
+    __hash__ = object.__hash__
 
     @property
     def index(self) -> int:
@@ -56,7 +62,12 @@ class NotationError(ValueError):
 
 @dataclass(frozen=True)
 class Tile:
-    """One physical tile kind: a coloured number, or the joker (colour and number ``None``)."""
+    """One physical tile kind: a coloured number, or the joker (colour and number ``None``).
+
+    Tiles are equal when colour and number are. Equality and hashing go through the dense
+    :attr:`index` (one per kind), because a solve hashes and compares tiles thousands of
+    times and the generated methods built tuples and hashed the colour in Python code.
+    """
 
     colour: Colour | None
     number: int | None
@@ -67,16 +78,25 @@ class Tile:
         if self.number is not None and not MIN_NUMBER <= self.number <= MAX_NUMBER:
             raise ValueError(f"tile number out of range: {self.number}")
 
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self.index == other.index  # type: ignore[attr-defined]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return self.index
+
     @property
     def is_joker(self) -> bool:
         return self.colour is None
 
-    @property
+    @cached_property
     def index(self) -> int:
-        """Dense index 0..52 (joker last), used by the solver's matrices."""
+        """Dense index 0..52 (joker last), used by the solver's matrices; computed once per
+        tile (a cached property writes the instance's ``__dict__``, frozen or not)."""
         if self.colour is None or self.number is None:
             return JOKER_INDEX
-        return self.colour.index * MAX_NUMBER + self.number - 1
+        return _COLOUR_ORDER[self.colour] * MAX_NUMBER + self.number - 1
 
     @property
     def name(self) -> str:
@@ -97,17 +117,20 @@ class Tile:
 
     @staticmethod
     def from_index(index: int) -> "Tile":
-        if index == JOKER_INDEX:
-            return JOKER
-        if not 0 <= index < NUM_NUMBERED_KINDS:
+        """The tile of kind ``index``: one shared tile per kind, made once (called per tile
+        of every meld the solver reads back)."""
+        if not 0 <= index < NUM_KINDS:
             raise ValueError(f"tile index out of range: {index}")
-        colour = list(Colour)[index // MAX_NUMBER]
-        return Tile(colour, index % MAX_NUMBER + 1)
+        return ALL_KINDS[index]
 
 
 JOKER = Tile(None, None)
 
-ALL_NUMBERED: tuple[Tile, ...] = tuple(Tile.from_index(i) for i in range(NUM_NUMBERED_KINDS))
+ALL_NUMBERED: tuple[Tile, ...] = tuple(
+    Tile(colour, number) for colour in Colour for number in range(MIN_NUMBER, MAX_NUMBER + 1)
+)
+#: Every tile kind in index order: ``ALL_KINDS[t.index] == t``.
+ALL_KINDS: tuple[Tile, ...] = ALL_NUMBERED + (JOKER,)
 
 _TILE_RE = re.compile(r"^(?P<colour>[a-z]+?)[-_]?(?P<number>\d{1,2})$")
 _JOKER_WORDS = {"j", "joker", "jk"}
@@ -131,7 +154,7 @@ def parse_tile(token: str) -> Tile:
     number = int(match["number"])
     if not MIN_NUMBER <= number <= MAX_NUMBER:
         raise NotationError(token, "number must be 1-13")
-    return Tile(colour, number)
+    return Tile.from_index(colour.index * MAX_NUMBER + number - 1)
 
 
 def parse_tiles(text: str) -> tuple[Tile, ...]:
@@ -164,3 +187,12 @@ def sorted_tiles(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
 
 def tile_counts(tiles: Iterable[Tile]) -> Counter[Tile]:
     return Counter(tiles)
+
+
+def kind_counts(tiles: Iterable[Tile]) -> list[int]:
+    """How many of each tile kind, as a list indexed by :attr:`Tile.index`: the solver counts
+    whole tables every solve, and a list skips hashing each tile as a Counter does."""
+    counts = [0] * NUM_KINDS
+    for tile in tiles:
+        counts[tile.index] += 1
+    return counts

@@ -1,12 +1,16 @@
 """Meld validation: runs, groups, jokers and what they stand for, and why a meld fails."""
 
+import dataclasses
+import pickle
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.melds import MeldKind, Problem, check_meld, group_meld, run_meld
+from solver.melds import Meld, MeldKind, Problem, check_meld, group_meld, run_meld
 from solver.rules import STANDARD, RuleSet
-from solver.tiles import Colour, Tile, parse_tiles
+from solver.table import check_table
+from solver.tiles import ALL_KINDS, JOKER, Colour, Tile, parse_melds, parse_tiles
 
 
 def check(text: str, rules: RuleSet = STANDARD):
@@ -94,3 +98,55 @@ def test_every_run_with_any_jokers_validates(colour: Colour, start: int, data: s
 def test_groups_valid_exactly_when_three_or_four_distinct_colours(number: int, colours: list[Colour]) -> None:
     tiles = [Tile(c, number) for c in colours]
     assert check_meld(tiles).valid == (len(set(colours)) == len(colours) <= 4)
+
+
+def test_meld_properties_are_stable_and_not_fields() -> None:
+    meld = run_meld(Colour.RED, 9, 3, [2])
+    assert meld.tiles is meld.tiles and meld.tiles == parse_tiles("r9 r10 j")
+    assert meld.jokers == (Tile(Colour.RED, 11),) and meld.value == 30
+    assert [f.name for f in dataclasses.fields(Meld)] == ["kind", "represented", "joker_mask"]
+    assert repr(meld).startswith("Meld(kind=<MeldKind.RUN: 'run'>, represented=(Tile(colour=<Colour.RED: 'red'>")
+    assert "tiles=" not in repr(meld) and "value=" not in repr(meld)
+
+
+def test_equal_melds_hash_equal_and_survive_pickle() -> None:
+    built = run_meld(Colour.BLUE, 4, 4, [0])
+    typed = Meld(MeldKind.RUN, tuple(Tile(Colour.BLUE, n) for n in range(4, 8)), (True, False, False, False))
+    assert built == typed and hash(built) == hash(typed)
+    assert built.value == typed.value  # caches filled on one, not the other
+    assert hash(built) == hash(typed) and {built: 1}[typed] == 1
+    copy = pickle.loads(pickle.dumps(built))
+    assert copy == built and hash(copy) == hash(built) and copy.tiles == built.tiles
+    assert dataclasses.replace(built, joker_mask=(False,) * 4).tiles == parse_tiles("b4 b5 b6 b7")
+
+
+@settings(max_examples=150, derandomize=True)
+@given(st.lists(st.sampled_from(ALL_KINDS), min_size=1, max_size=6))
+def test_check_meld_answers_equal_inputs_alike_and_keeps_the_given_order(tiles: list[Tile]) -> None:
+    fresh = [Tile(t.colour, t.number) for t in tiles]
+    first, again = check_meld(tiles), check_meld(tuple(fresh))
+    assert first == again
+    assert again.tiles == tuple(tiles)
+    reversed_check = check_meld(tiles[::-1])
+    assert reversed_check.tiles == tuple(tiles[::-1])
+    assert set(reversed_check.interpretations) == set(first.interpretations)
+
+
+def test_check_meld_results_depend_on_the_rules_it_reads() -> None:
+    pair = parse_tiles("r5 r6")
+    assert not check_meld(pair).valid
+    assert check_meld(pair, RuleSet(min_meld_size=2)).valid
+    assert not check_meld(pair).valid
+    repeated = parse_tiles("k5 k5 b5")
+    assert check_meld(repeated).problems == (Problem.GROUP_REPEATED_COLOUR,)
+    assert check_meld(repeated, RuleSet(group_colours_distinct=False)).valid
+    assert check_meld(repeated).problems == (Problem.GROUP_REPEATED_COLOUR,)
+
+
+def test_check_table_names_tiles_over_their_limit_in_index_order() -> None:
+    table = parse_melds("r7 r8 r9 | r7 k7 b7 | r7 r8 r9 | k7 b7 o7 | k7 b7 r7 | j r10 r11 | j o2 o3 | j k2 k3")
+    result = check_table(table)
+    assert result.over_limit == (Tile(Colour.BLACK, 7), Tile(Colour.BLUE, 7), Tile(Colour.RED, 7), JOKER)
+    assert not result.valid and not result.invalid
+    assert check_table(table, RuleSet(copies=4, jokers=3)).valid
+    assert check_table(()).over_limit == ()

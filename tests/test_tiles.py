@@ -1,12 +1,17 @@
 """Tile notation: canonical and short forms, meld parsing, and every error path."""
 
+import copy as copy_module
+import dataclasses
+import pickle
+from collections import Counter
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.tiles import (
-    ALL_NUMBERED, JOKER, Colour, NotationError, Tile, format_melds, format_tiles, parse_melds, parse_tile,
-    parse_tiles,
+    ALL_KINDS, ALL_NUMBERED, JOKER, Colour, NotationError, Tile, format_melds, format_tiles, kind_counts, parse_melds,
+    parse_tile, parse_tiles,
 )
 
 
@@ -78,3 +83,52 @@ def test_tile_rejects_half_jokers_and_bad_numbers() -> None:
 def test_format_then_parse_is_identity(melds: list[list[Tile]], short: bool) -> None:
     text = format_melds(melds, short=short)
     assert parse_melds(text) == tuple(tuple(m) for m in melds)
+
+
+ANY_TILE = st.builds(Tile, st.sampled_from(list(Colour)), st.integers(1, 13)) | st.just(Tile(None, None))
+
+
+@settings(max_examples=300, derandomize=True)
+@given(ANY_TILE, ANY_TILE)
+def test_tiles_are_equal_exactly_when_colour_and_number_are_and_equal_tiles_hash_equal(a: Tile, b: Tile) -> None:
+    assert (a == b) == ((a.colour, a.number) == (b.colour, b.number))
+    assert (a != b) is not (a == b)
+    if a == b:
+        assert hash(a) == hash(b)
+        assert len({a, b}) == 1
+        assert {a: 1}[b] == 1
+
+
+@settings(max_examples=100, derandomize=True)
+@given(ANY_TILE)
+def test_a_tile_equals_its_shared_kind_and_survives_pickle_and_copy(tile: Tile) -> None:
+    assert Tile.from_index(tile.index) == tile
+    assert Tile.from_index(tile.index) is ALL_KINDS[tile.index]
+    for copy in (pickle.loads(pickle.dumps(tile)), copy_module.deepcopy(tile), dataclasses.replace(tile)):
+        assert copy == tile and hash(copy) == hash(tile) and copy.index == tile.index
+    assert repr(tile) == f"Tile(colour={tile.colour!r}, number={tile.number!r})"
+
+
+def test_a_tile_is_never_equal_to_its_fields_or_its_index() -> None:
+    red7 = Tile(Colour.RED, 7)
+    assert red7 != (Colour.RED, 7)
+    assert red7 != red7.index
+    assert [f.name for f in dataclasses.fields(Tile)] == ["colour", "number"]
+
+
+def test_parsed_tiles_are_the_shared_ones() -> None:
+    assert parse_tile("r7") is Tile.from_index(Tile(Colour.RED, 7).index)
+    assert parse_tile("j") is JOKER
+
+
+def test_colours_hash_consistently_with_equality() -> None:
+    assert {Colour.RED: 1}[Colour("red")] == 1
+    assert {pickle.loads(pickle.dumps(c)) for c in Colour} == set(Colour)
+
+
+@settings(max_examples=100, derandomize=True)
+@given(st.lists(ANY_TILE, max_size=20))
+def test_kind_counts_counts_each_kind_at_its_index(tiles: list[Tile]) -> None:
+    counts = kind_counts(tiles)
+    assert len(counts) == len(ALL_KINDS)
+    assert {ALL_KINDS[i]: n for i, n in enumerate(counts) if n} == dict(Counter(tiles))
