@@ -61,5 +61,5 @@ class Relaxation:
 def relax(program: IntegerProgram) -> Relaxation | None:
     """Solve ``program`` without integrality; ``None`` if GLOP reports no optimum (the caller
     then does without the relaxation)."""
-    _, linear = solve_linear(program)
+    linear = solve_linear(program)
     return None if linear is None else Relaxation.of(linear)

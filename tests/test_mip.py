@@ -4,12 +4,13 @@ degenerate programs answered, infeasible ones reported, and a stopped search mar
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from solver import mip
-from solver.mip import IntegerProgram, LinearStatus, Rows, SolverError, solve, solve_linear, with_proof
+from solver.mip import IntegerProgram, Rows, SolverError, solve, solve_linear, with_proof
 
 #: Weight of the leading criterion, about the largest objective the solver's models reach on
 #: a 90-tile table: a relative gap of 1e-4 (a MIP solver's usual default) would hide 10^5 units.
@@ -92,7 +93,7 @@ def test_bound_proven_from_any_duals_holds_for_every_integer_solution(seed: int)
     # random), the bound they prove is never below the best integer solution.
     program = _random_program(seed)
     expected = _brute_force(program)
-    status, linear = solve_linear(program)
+    linear = solve_linear(program)
     if expected is None or linear is None:
         return
     assert linear.bound >= expected - 1e-6
@@ -107,20 +108,75 @@ def test_fractional_relaxation_is_not_taken_for_an_integer_solution() -> None:
     program = IntegerProgram(
         np.ones(2), np.ones(2), Rows.empty(), _rows(np.array([[2, 2]]), np.array([3])), np.zeros(2, dtype=bool)
     )
-    status, linear = solve_linear(program)
-    assert status is LinearStatus.OPTIMAL and linear is not None and linear.bound == pytest.approx(1.5)
+    linear = solve_linear(program)
+    assert linear is not None and linear.bound == pytest.approx(1.5)
     assert mip._integral_optimum(program, linear) is None
     solution = solve(program, time_limit_s=1.0)
     assert solution is not None and solution.values.sum() == 1.0
 
 
-def test_infeasible_relaxation_is_reported_without_a_search() -> None:
+def test_infeasible_relaxation_has_no_solution() -> None:
     # a + b == 3 over binaries: already the relaxation has no point.
     program = IntegerProgram(
         np.ones(2), np.ones(2), _rows(np.ones((1, 2)), np.array([3])), Rows.empty(), np.zeros(2, dtype=bool)
     )
-    assert solve_linear(program) == (LinearStatus.INFEASIBLE, None)
+    assert solve_linear(program) is None
     assert solve(program, time_limit_s=1.0) is None
+
+
+def _stored_program(name: str) -> IntegerProgram:
+    data = np.load(Path(__file__).parent / "data" / f"{name}.npz")
+    return IntegerProgram(
+        data["objective"], data["upper"],
+        Rows(data["eq_rows"], data["eq_cols"], data["eq_values"], data["eq_rhs"]),
+        Rows(data["le_rows"], data["le_cols"], data["le_values"], data["le_rhs"]),
+        data["continuous"],
+    )
+
+
+@pytest.mark.parametrize("glop_parameters", ["use_preprocessing:false,initial_basis:NONE", mip.GLOP_PARAMETERS])
+def test_glop_calling_a_feasible_program_infeasible_does_not_lose_its_solution(glop_parameters, monkeypatch) -> None:
+    # A restricted move program of a large table: GLOP with scaling called its relaxation
+    # infeasible, yet it has integer solutions. Whatever GLOP says, the answer is SCIP's.
+    program = _stored_program("glop_false_infeasible")
+    monkeypatch.setattr(mip, "GLOP_PARAMETERS", glop_parameters)
+    solution = solve(program, time_limit_s=10.0)
+    assert solution is not None and solution.optimal
+    assert program_objective(program, solution.values) == program_objective(program, _scip_only(program, monkeypatch))
+
+
+@pytest.mark.parametrize("name", ["glop_abnormal", "glop_false_infeasible"])
+def test_relaxations_glop_got_wrong_with_scaling_are_solved_without_it(name: str) -> None:
+    program = _stored_program(name)
+    linear = solve_linear(program)
+    assert linear is not None
+    solution = solve(program, time_limit_s=10.0)
+    assert solution is not None and program_objective(program, solution.values) <= linear.bound + 1e-6
+
+
+def test_relaxation_out_of_time_counts_as_unsolved_and_the_search_still_answers(monkeypatch) -> None:
+    program = _stored_program("glop_abnormal")
+    expected = solve(program, time_limit_s=10.0)
+    monkeypatch.setattr(mip, "LINEAR_TIME_LIMIT_S", 1e-9)
+    assert solve_linear(program) is None
+    from solver.relaxation import relax
+
+    assert relax(program) is None
+    solution = solve(program, time_limit_s=10.0)
+    assert solution is not None and expected is not None and solution.optimal
+    assert program_objective(program, solution.values) == program_objective(program, expected.values)
+
+
+def _scip_only(program: IntegerProgram, monkeypatch) -> np.ndarray:
+    with monkeypatch.context() as patch:
+        patch.setattr(mip, "solve_linear", lambda program: None)
+        solution = solve(program, time_limit_s=10.0)
+    assert solution is not None
+    return solution.values
+
+
+def program_objective(program: IntegerProgram, values: np.ndarray) -> float:
+    return float(program.objective @ values)
 
 
 def test_a_unit_below_a_huge_score_is_not_given_away() -> None:
