@@ -38,7 +38,7 @@ from .state import Objective, Position
 from .steps import build_steps
 from .suggestion import RACK, Action, NewMeld, Suggestion
 from .table import InvalidTableError, check_table, interpret_as_laid
-from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Tile
+from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Tile, kind_counts
 
 #: Tables of at most this many melds are opened up whole.
 SMALL_TABLE_MELDS = 4
@@ -600,41 +600,47 @@ def _assemble(position: Position, objective: Objective, problem: _Problem, outco
         owners = continued_by.get(k, [])
         for copy in range(n):
             instances.append((cat.melds[k], owners[copy] if copy < len(owners) else None))
+    # Tile counts are lists indexed by Tile.index (kind_counts): Counters hashed every tile.
     # Tiles each free old meld still has to give away after its continuation keeps its share.
-    leftovers: dict[int, Counter[Tile]] = {i: Counter(old_melds[i].tiles) for i in problem.free}
-    staying: list[Counter[Tile]] = []
+    leftovers: dict[int, list[int]] = {i: kind_counts(old_melds[i].tiles) for i in problem.free}
+    staying: list[list[int]] = []
     for meld, owner in instances:
-        keep = Counter(meld.tiles) & leftovers[owner] if owner is not None else Counter()
+        keep = [0] * NUM_KINDS
         if owner is not None:
-            leftovers[owner] -= keep
+            left = leftovers[owner]
+            for tile in meld.tiles:
+                if left[tile.index] > 0:
+                    left[tile.index] -= 1
+                    keep[tile.index] += 1
         staying.append(keep)
-    rack_left = Counter(position.rack)
+    rack_left = kind_counts(position.rack)
     free = set(problem.free)
     new_table = [
         NewMeld(m, (i,) * len(m), i, unchanged=True) for i, m in enumerate(old_melds) if i not in free
     ]
     for (meld, owner), keep in zip(instances, staying):
-        unchanged = owner is not None and Counter(meld.tiles) == Counter(old_melds[owner].tiles)
+        unchanged = owner is not None and kind_counts(meld.tiles) == kind_counts(old_melds[owner].tiles)
         if unchanged:
             assert owner is not None
             meld = old_melds[owner]  # untouched: keep its own order and joker values
         sources = []
         for tile in meld.tiles:
-            if keep[tile] > 0:
-                keep[tile] -= 1
+            kind = tile.index
+            if keep[kind] > 0:
+                keep[kind] -= 1
                 sources.append(owner)
                 continue
-            donor = next((i for i, left in leftovers.items() if left[tile] > 0), None)
+            donor = next((i for i, left in leftovers.items() if left[kind] > 0), None)
             if donor is not None:
-                leftovers[donor][tile] -= 1
+                leftovers[donor][kind] -= 1
                 sources.append(donor)
-            elif rack_left[tile] > 0:
-                rack_left[tile] -= 1
+            elif rack_left[kind] > 0:
+                rack_left[kind] -= 1
                 sources.append(RACK)
             else:
                 raise SolverError(f"no source for {tile.name}")
         new_table.append(NewMeld(meld, tuple(int(s) for s in sources), owner, unchanged))
-    if any(sum(left.values()) for left in leftovers.values()):
+    if any(any(left) for left in leftovers.values()):
         raise SolverError("a table tile was left off the new table")
     played = tuple(t for nm in new_table for t, s in zip(nm.meld.tiles, nm.sources) if s == RACK)
     new_table.sort(key=_table_order)
