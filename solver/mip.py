@@ -3,12 +3,12 @@
 The solver's models are built with numpy in one go (no per-coefficient Python calls) and
 handed to OR-Tools' model builder as one sparse matrix. Each program is first solved without
 integrality by GLOP (a fraction of a millisecond on these models): when that optimum is
-already integral and its duals prove no integer point scores more, it is the integer optimum,
-and SCIP is not started (about two thirds of the programs of small tables end there). Otherwise SCIP runs single-threaded with zero gap and a
-light root (no presolve rounds, no cutting planes, the costly heuristics off): on these small,
-tight models its full root took longer than the search. Objectives are integers
-with lexicographic weights up to about 10^9; tests/test_mip.py checks a one-unit tie-break
-survives under such a weight.
+already integral and its duals prove no integer point scores more, it is the integer
+optimum, and SCIP is not started (about two thirds of the programs of small tables end
+there). Otherwise SCIP runs single-threaded with zero gap and a light root (no presolve
+rounds, no cutting planes, the costly heuristics off): on these small, tight models its full
+root took longer than the search. Objectives are integers with lexicographic weights up to
+about 10^9; tests/test_mip.py checks a one-unit tie-break survives under such a weight.
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from .mip import IntegerProgram, LinearSolution, solve_linear
 
 #: Numbers below this count as zero in the relaxation's solution.

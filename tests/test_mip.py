@@ -10,7 +10,14 @@ import numpy as np
 import pytest
 
 from solver import mip
-from solver.mip import IntegerProgram, Rows, SolverError, solve, solve_linear, with_proof
+from solver.mip import (
+    IntegerProgram,
+    Rows,
+    SolverError,
+    solve,
+    solve_linear,
+    with_proof,
+)
 
 #: Weight of the leading criterion, about the largest objective the solver's models reach on
 #: a 90-tile table: a relative gap of 1e-4 (a MIP solver's usual default) would hide 10^5 units.

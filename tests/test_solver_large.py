@@ -69,22 +69,23 @@ def test_moves_placing_the_most_tiles_the_bound_allows_settle_a_loose_bound_on_m
     # Big racks on mid-size tables: the bound on melds kept is often a few melds too
     # optimistic; the search among moves placing the most tiles the bound allows must then
     # give the whole table's answer, and it must be what ends some of these searches.
+    calls: list[str] = []
+    reaching, rearrange = solver_model._solve_reaching, solver_model._solve_rearrange
+
+    def spy_reaching(*args, **kwargs):
+        outcome = reaching(*args, **kwargs)
+        calls.append(("reached" if outcome is not None else "missed") + (" settled" if args[-1] else ""))
+        return outcome
+
+    def spy_rearrange(*args, **kwargs):
+        calls.append("touched")
+        return rearrange(*args, **kwargs)
+
     ended_there = 0
     for seed in range(10):
         rng = random.Random(1000 + seed)
         position = deal_position(rng, rng.choice([24, 30]), rng.randint(24, 30))
-        calls: list[str] = []
-        reaching, rearrange = solver_model._solve_reaching, solver_model._solve_rearrange
-
-        def spy_reaching(*args, **kwargs):
-            outcome = reaching(*args, **kwargs)
-            calls.append(("reached" if outcome is not None else "missed") + (" settled" if args[-1] else ""))
-            return outcome
-
-        def spy_rearrange(*args, **kwargs):
-            calls.append("touched")
-            return rearrange(*args, **kwargs)
-
+        calls.clear()
         monkeypatch.setattr(solver_model, "_solve_reaching", spy_reaching)
         monkeypatch.setattr(solver_model, "_solve_rearrange", spy_rearrange)
         monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 0)
