@@ -115,9 +115,9 @@ class Solution:
     optimal: bool
 
 
-def model_of(program: IntegerProgram, integer: bool = True) -> builder.ModelBuilderHelper:
-    """``program`` as one sparse OR-Tools model (equalities first, then the at-most rows);
-    with ``integer`` False, its linear relaxation."""
+def model_of(program: IntegerProgram) -> builder.ModelBuilderHelper:
+    """``program`` as one sparse OR-Tools model (equalities first, then the at-most rows),
+    without integrality: its linear relaxation, until :func:`_require_integers`."""
     n = len(program.objective)
     rows = program.equal.stacked(program.at_most)
     matrix = scipy.sparse.csr_matrix((rows.values.astype(np.float64), (rows.rows, rows.cols)), shape=(len(rows), n))
@@ -131,10 +131,12 @@ def model_of(program: IntegerProgram, integer: bool = True) -> builder.ModelBuil
         matrix,
     )
     model.set_maximize(True)
-    if integer:
-        for column in np.nonzero(~program.continuous)[0].tolist():
-            model.set_var_integrality(column, True)
     return model
+
+
+def _require_integers(model: builder.ModelBuilderHelper, program: IntegerProgram) -> None:
+    for column in np.nonzero(~program.continuous)[0].tolist():
+        model.set_var_integrality(column, True)
 
 
 def _without_rows(program: IntegerProgram) -> Solution:
@@ -154,8 +156,9 @@ GLOP_PARAMETERS = "use_preprocessing:false,initial_basis:NONE,use_scaling:false"
 LINEAR_TIME_LIMIT_S = 1.0
 
 
-def solve_linear(program: IntegerProgram) -> LinearSolution | None:
+def solve_linear(program: IntegerProgram, model: builder.ModelBuilderHelper | None = None) -> LinearSolution | None:
     """Solve ``program`` without integrality (GLOP); ``None`` unless GLOP reports an optimum.
+    ``model`` is the program as built by :func:`model_of`, when the caller has it already.
 
     GLOP's word is never taken alone: an optimum comes with the bound its duals prove
     (:func:`with_proof`), and "infeasible" counts as no answer, because GLOP said it of
@@ -164,7 +167,7 @@ def solve_linear(program: IntegerProgram) -> LinearSolution | None:
     solver = builder.ModelSolverHelper("glop")
     solver.set_solver_specific_parameters(GLOP_PARAMETERS)
     solver.set_time_limit_in_seconds(LINEAR_TIME_LIMIT_S)
-    solver.solve(model_of(program, integer=False))
+    solver.solve(model_of(program) if model is None else model)
     if solver.status() != builder.SolveStatus.OPTIMAL:
         return None
     values = np.asarray(solver.variable_values(), dtype=np.float64)
@@ -217,15 +220,17 @@ def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
         return Solution(np.zeros(0), True) if feasible else None
     if not len(program.equal) and not len(program.at_most):
         return _without_rows(program)
-    linear = solve_linear(program)
+    model = model_of(program)
+    linear = solve_linear(program, model)
     if linear is not None:
         values = _integral_optimum(program, linear)
         if values is not None:
             return Solution(values, True)
+    _require_integers(model, program)
     solver = builder.ModelSolverHelper("scip")
     solver.set_solver_specific_parameters(SCIP_PARAMETERS)
     solver.set_time_limit_in_seconds(time_limit_s)
-    solver.solve(model_of(program))
+    solver.solve(model)
     status = solver.status()
     if status == builder.SolveStatus.INFEASIBLE:
         return None
