@@ -23,7 +23,7 @@ import numpy as np
 
 from .melds import Meld, MeldKind, group_meld, run_meld
 from .rules import RuleSet
-from .tiles import MAX_NUMBER, NUM_KINDS, Colour, Tile
+from .tiles import MAX_NUMBER, NUM_KINDS, Colour, Tile, kind_counts
 
 MAX_BASE_RUN = 5
 #: Extensions of an old run the solver considers beyond the base catalogue (tiles added).
@@ -110,11 +110,13 @@ def _joined(parts: Sequence[Catalogue]) -> Catalogue:
     )
 
 
+def tile_usage(tiles: Iterable[Tile]) -> np.ndarray:
+    """How many of each tile kind, as a usage row (indexed by :attr:`Tile.index`)."""
+    return np.array(kind_counts(tiles), dtype=np.int16)
+
+
 def usage_of(meld: Meld) -> np.ndarray:
-    row = np.zeros(NUM_KINDS, dtype=np.int16)
-    for tile in meld.tiles:
-        row[tile.index] += 1
-    return row
+    return tile_usage(meld.tiles)
 
 
 def build_catalogue(melds: list[Meld], preferred: tuple[Meld, ...] = ()) -> Catalogue:

@@ -28,6 +28,7 @@ from .candidates import (
     fits,
     joker_value,
     row_keys,
+    tile_usage,
     usage_of,
 )
 from .melds import Meld
@@ -82,13 +83,6 @@ class _Outcome:
     staying: int = 0
 
 
-def _counts(tiles: tuple[Tile, ...]) -> np.ndarray:
-    row = np.zeros(NUM_KINDS, dtype=np.int16)
-    for t in tiles:
-        row[t.index] += 1
-    return row
-
-
 def value_placed(played: dict[int, int], joker_gain: int) -> int:
     """Worth of the rack tiles played: numbers, and each rack joker as the tile it stands for.
 
@@ -110,7 +104,7 @@ def _prepare(
     the rack can form exactly the melds they could form with the whole table open. Given the
     ``whole`` table's catalogue, they are the rows of it that fit (the same melds).
     """
-    rack = _counts(position.rack)
+    rack = tile_usage(position.rack)
     usage = np.stack([usage_of(old_melds[i]) for i in free]) if free else np.zeros((0, NUM_KINDS), np.int16)
     table = usage.sum(axis=0, dtype=np.int16) if free else np.zeros(NUM_KINDS, np.int16)
     if whole is None:
@@ -123,7 +117,7 @@ def _prepare(
 
 def _prepare_initial(position: Position, old_melds: tuple[Meld, ...]) -> _Problem:
     rules = position.rules
-    rack = _counts(position.rack)
+    rack = tile_usage(position.rack)
     base = base_catalogue(rules)
     keep = fits(base.usage, rack)
     if not rules.jokers_in_initial_meld:
@@ -186,8 +180,8 @@ def _solve_large(
     the optimum. The whole table is opened up only if a solve runs out of time or the
     relaxation fails.
     """
-    rack = _counts(position.rack)
-    table = _counts(position.table_tiles)
+    rack = tile_usage(position.rack)
+    table = tile_usage(position.table_tiles)
     base = catalogue_for(position.rules, table + rack, ())
     old_usage = np.stack([usage_of(m) for m in old_melds])
     program, weight = _keep_program(base, old_usage, table, rack, objective)
