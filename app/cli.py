@@ -169,23 +169,15 @@ def _add_rule_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--joker-penalty", type=_non_negative, metavar="N", help=tr("points a joker left on a rack costs")
     )
-    opening = group.add_mutually_exclusive_group()
-    opening.add_argument(
-        "--joker-in-opening", dest="jokers_in_initial_meld", action="store_const", const=True,
-        help=tr("jokers may be used in the initial meld"),
+    _add_on_off(
+        group, "jokers_in_initial_meld",
+        ("--joker-in-opening", tr("jokers may be used in the initial meld")),
+        ("--no-joker-in-opening", tr("no jokers in the initial meld")),
     )
-    opening.add_argument(
-        "--no-joker-in-opening", dest="jokers_in_initial_meld", action="store_const", const=False,
-        help=tr("no jokers in the initial meld"),
-    )
-    colours = group.add_mutually_exclusive_group()
-    colours.add_argument(
-        "--distinct-group-colours", dest="group_colours_distinct", action="store_const", const=True,
-        help=tr("every tile of a group has its own colour"),
-    )
-    colours.add_argument(
-        "--repeated-group-colours", dest="group_colours_distinct", action="store_const", const=False,
-        help=tr("a group may repeat a colour"),
+    _add_on_off(
+        group, "group_colours_distinct",
+        ("--distinct-group-colours", tr("every tile of a group has its own colour")),
+        ("--repeated-group-colours", tr("a group may repeat a colour")),
     )
     group.add_argument(
         "--pool-out", "--pool-scoring", dest="pool_out", choices=[v.value for v in PoolOutScoring], metavar="MODE",
@@ -264,6 +256,16 @@ def _named_rack(text: str) -> tuple[str, str]:
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError(tr('expected NAME="TILES", got {text!r}', text=text))
     return name.strip(), tiles
+
+
+def _add_on_off(
+    group: argparse._ArgumentGroup, dest: str, on: tuple[str, str], off: tuple[str, str]
+) -> None:
+    """A rule switch given as a pair of exclusive flags (``on`` sets ``dest`` True, ``off``
+    False, neither leaves the preset's value): each is a (flag, help) pair."""
+    pair = group.add_mutually_exclusive_group()
+    for (flag, help_text), value in ((on, True), (off, False)):
+        pair.add_argument(flag, dest=dest, action="store_const", const=value, help=help_text)
 
 
 def rules_from(args: argparse.Namespace) -> RuleSet:
