@@ -467,9 +467,9 @@ def _old_melds_catalogue(old_melds: tuple[Meld, ...], rules: RuleSet) -> tuple[C
     return whole.rows(order), order < len(old_melds)
 
 
-@lru_cache(maxsize=512)
 def meld_catalogue(meld: Meld, rules: RuleSet) -> Catalogue:
-    """An old meld as laid, with the runs it can grow into and split into."""
+    """An old meld as laid, with the runs it can grow into and split into (one meld's share
+    of :func:`_old_melds_catalogue`, which the solver calls for all old melds at once)."""
     return _old_melds_catalogue((meld,), rules)[0]
 
 
