@@ -450,26 +450,36 @@ def _program(problem: _Problem, layout: _Layout, objective: Objective, weights: 
     continuous = np.zeros(n_vars, dtype=bool)
     # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
     # at most 13 per rack joker played (a table joker's new value alone is not "placed").
-    # z = min(13 x rack jokers played, max(0, jokers' net gain)); binary v picks the branch
-    # of the max. With no rack joker played the jokers count nothing.
-    z, v = n_vars, n_vars + 1
-    big = float(MAX_NUMBER * (int(problem.table_counts[JOKER_INDEX]) + int(rack[JOKER_INDEX])) + 1)
-    old_jokers = float(sum(joker_value(problem.old_melds[i]) for i in problem.free))
+    # z = min(13 x rack jokers played, max(0, gain)), gain = the new melds' jokers' worth
+    # minus the free old melds' (``old``). Without jokers on the free melds every joker laid
+    # comes from the rack, so 0 <= gain <= 13 x rack jokers played and z <= gain is the whole
+    # rule. Otherwise a binary v picks the branch of the max with the tightest big-Ms
+    # (gain >= -old, z <= 13 x rack jokers): z <= gain + old (1 - v), z <= 13 rack v. Loose
+    # big-Ms let the relaxation raise z with a fractional v, so SCIP had to branch on it.
+    z = n_vars
+    rack_jokers = float(MAX_NUMBER * rack[JOKER_INDEX])
+    old = float(sum(joker_value(problem.old_melds[i]) for i in problem.free))
     joker_cols = np.nonzero(cat.joker_values[melds])[0]
     y_joker = first_y + np.nonzero(rack_kinds == JOKER_INDEX)[0]
-    by_rack = (np.r_[z, y_joker], np.r_[1.0, -float(MAX_NUMBER) * np.ones(len(y_joker))])  # z <= 13 y_joker
-    by_gain = (np.r_[z, v, joker_cols], np.r_[1.0, big, -cat.joker_values[melds][joker_cols]])  # z <= gain + big (1 - v)
-    by_zero = (np.r_[z, v], np.r_[1.0, -big])  # z <= big v
-    joker_rows = [by_rack, by_gain, by_zero]
+    gain_cols, gain_values = np.r_[z, joker_cols], np.r_[1.0, -cat.joker_values[melds][joker_cols]]
+    joker_rows = [(np.r_[z, y_joker], np.r_[1.0, -float(MAX_NUMBER) * np.ones(len(y_joker))], 0.0)]  # z <= 13 y_joker
+    switch = old > 0 and rack_jokers > 0
+    if switch:
+        v = n_vars + 1
+        joker_rows.append((np.r_[gain_cols, v], np.r_[gain_values, old], 0.0))  # z <= gain + old (1 - v)
+        joker_rows.append((np.r_[z, v], np.r_[1.0, -rack_jokers], 0.0))  # z <= 13 rack v
+    elif rack_jokers > 0:
+        joker_rows.append((gain_cols, gain_values, 0.0))  # z <= gain
     at_most = at_most.stacked(Rows(
-        np.concatenate([np.full(len(c), r) for r, (c, _) in enumerate(joker_rows)]),
-        np.concatenate([c for c, _ in joker_rows]),
-        np.concatenate([w for _, w in joker_rows]),
-        np.array([0.0, big - old_jokers, 0.0]),
+        np.concatenate([np.full(len(c), r) for r, (c, _, _) in enumerate(joker_rows)]),
+        np.concatenate([c for c, _, _ in joker_rows]),
+        np.concatenate([w for _, w, _ in joker_rows]),
+        np.array([rhs for _, _, rhs in joker_rows]),
     ))
-    objective_parts.append(np.array([float(weight), 0.0]))
-    upper_parts.append(np.array([float(MAX_NUMBER * rack[JOKER_INDEX]), 1.0]))  # z <= 13 y_joker
-    continuous = np.r_[continuous, True, False]
+    switches = int(switch)  # the v column, when there is one
+    objective_parts.append(np.r_[float(weight), np.zeros(switches)])
+    upper_parts.append(np.r_[rack_jokers, np.ones(switches)])
+    continuous = np.r_[continuous, True, np.zeros(switches, dtype=bool)]
     return IntegerProgram(np.concatenate(objective_parts), np.concatenate(upper_parts), equal, at_most, continuous)
 
 
