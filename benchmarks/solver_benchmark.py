@@ -27,6 +27,7 @@ from typing import Sequence
 
 from benchmarks.positions import deal_position, full_pool
 from benchmarks.reference import ReferenceSolver, available_backends, quiet_stdout
+from benchmarks.solver_clock import clocked
 from solver import Objective, Position, solve
 from solver.rules import STANDARD
 from solver.tiles import format_melds, format_tiles
@@ -44,6 +45,9 @@ class Cell:
     table: int
     rack: int
     ours: list[float] = field(default_factory=list)
+    #: Of each of our times, the part spent in OR-Tools' GLOP and SCIP calls.
+    ours_glop: list[float] = field(default_factory=list)
+    ours_scip: list[float] = field(default_factory=list)
     ours_tiles: list[int] = field(default_factory=list)
     ours_failures: int = 0
     ours_not_proven: int = 0
@@ -87,13 +91,16 @@ def run_cell(
     for seed in range(seeds):
         position = deal_position(random.Random(position_seed(seed, table, rack)), table, rack)
         try:
-            seconds, suggestion = timed_solve(position, time_limit_s)
+            with clocked() as clock:
+                seconds, suggestion = timed_solve(position, time_limit_s)
         except Exception as error:  # noqa: BLE001 - a benchmark reports failures, it does not stop
             cell.ours_failures += 1
             print(f"!! our solver failed on table={table} rack={rack} seed={seed}: {error!r}", file=sys.stderr)
             ours = None
         else:
             cell.ours.append(seconds)
+            cell.ours_glop.append(clock.glop)
+            cell.ours_scip.append(clock.scip)
             cell.ours_tiles.append(suggestion.tiles_placed)
             cell.ours_not_proven += not suggestion.optimal
             ours = suggestion.tiles_placed
@@ -185,7 +192,7 @@ def report(cells: list[Cell], backends: list[str], seeds: int, skipped: list[tup
             f"| {c.table} | {c.rack} | {mean(c.ours_tiles)} | {mean(c.ref_tiles)} | {len(c.fewer_than_ref)} | {c.more_than_ref} | "
             f"{c.ref_unrepresentable} | {c.disagreements} | {c.ours_failures} | {c.ours_not_proven} |"
         )
-    lines.append("")
+    lines += ["", *time_split(cells), ""]
     target_cell = next((c for c in cells if (c.table, c.rack) == TARGET_P95_CELL and c.ours), None)
     if target_cell is not None:
         p95 = percentile(target_cell.ours, 0.95)
@@ -203,6 +210,25 @@ def report(cells: list[Cell], backends: list[str], seeds: int, skipped: list[tup
             + ", ".join(f"{t}+{r}" for t, r in skipped) + "."
         )
     return "\n".join(lines)
+
+
+def time_split(cells: list[Cell]) -> list[str]:
+    """Where our time goes, against the ratio target's budget: medians per position of the
+    time in GLOP (relaxations), in SCIP (integer programs) and in the rest (our Python)."""
+    lines = [
+        "Where our time goes (ms, medians per position; the parts' medians need not add up to the total's):",
+        "",
+        "| table | rack | ours | GLOP | SCIP | rest (Python) | budget (target ratio x fastest ref) |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for c in cells:
+        if not c.ours:
+            continue
+        budget = TARGET_RATIO * min(statistics.median(v) for v in c.ref.values())
+        rest = [t - g - s for t, g, s in zip(c.ours, c.ours_glop, c.ours_scip)]
+        parts = (c.ours, c.ours_glop, c.ours_scip, rest)
+        lines.append(f"| {c.table} | {c.rack} | " + " | ".join(ms(statistics.median(p)) for p in parts) + f" | {ms(budget)} |")
+    return lines
 
 
 #: Positions the reference is known to get wrong (issue 2), shown with both answers.
