@@ -50,6 +50,11 @@ class SolverError(RuntimeError):
     """The optimiser failed to produce an answer (should not happen on valid input)."""
 
 
+class OutOfTime(SolverError):
+    """The time limit stopped the search before it found any solution: unlike ``None``
+    (no solution exists), nothing is known."""
+
+
 @dataclass(frozen=True)
 class Rows:
     """Linear rows ``sum(values[t] * v[cols[t]] for t with rows[t] == r) <= / == rhs[r]``."""
@@ -214,7 +219,8 @@ def _integral_optimum(program: IntegerProgram, linear: LinearSolution) -> np.nda
 
 def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
     """Solve ``program`` to optimality (zero gap) unless the time limit stops the search;
-    ``None`` when it has no solution. An integral relaxation answers without SCIP."""
+    ``None`` when it has no solution. An integral relaxation answers without SCIP.
+    Raises :class:`OutOfTime` when the time limit came before any solution."""
     if len(program.objective) == 0:
         feasible = np.all(program.equal.rhs == 0) and np.all(program.at_most.rhs >= 0)
         return Solution(np.zeros(0), True) if feasible else None
@@ -234,6 +240,8 @@ def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
     status = solver.status()
     if status == builder.SolveStatus.INFEASIBLE:
         return None
+    if status == builder.SolveStatus.NOT_SOLVED and not solver.has_solution():
+        raise OutOfTime(f"no solution within the time limit of {time_limit_s:g} s")
     if status not in (builder.SolveStatus.OPTIMAL, builder.SolveStatus.FEASIBLE) or not solver.has_solution():
         raise SolverError(f"the MIP solver returned status {status.name}")
     values = np.asarray(solver.variable_values(), dtype=np.float64)

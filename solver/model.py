@@ -31,8 +31,9 @@ from .candidates import (
     tile_usage,
     usage_of,
 )
+from .deadline import Deadline
 from .melds import Meld
-from .mip import IntegerProgram, Rows, SolverError
+from .mip import IntegerProgram, OutOfTime, Rows, SolverError
 from .relaxation import TOLERANCE as RELAXATION_TOLERANCE
 from .relaxation import relax
 from .state import Objective, Position
@@ -45,7 +46,13 @@ from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Tile, kind_counts
 SMALL_TABLE_MELDS = 4
 #: An old meld can only "continue" into a new meld that keeps at least this many of its tiles.
 MIN_CONTINUATION_OVERLAP = 2
-TIME_LIMIT_S = 10.0
+#: The time one move may take in all (every optimiser call of it together). Hard positions
+#: (large tables under repeated-colour groups) can need more to prove the best move; they
+#: get the best found by then, marked not optimal.
+TIME_LIMIT_S = 5.0
+#: When the time limit came before any move was found: the time for a move from the rack
+#: alone (the table as it is), a small program.
+FALLBACK_TIME_S = 1.0
 
 
 @dataclass(frozen=True)
@@ -140,30 +147,38 @@ def solve(
     Exact in every criterion (zero-gap MIP): on a table of at most
     :data:`SMALL_TABLE_MELDS` melds over the whole table, otherwise over the old melds and
     candidates a linear relaxation proves an optimal move may use (:func:`_solve_large`).
-    ``optimal`` is False only if the time limit cut a solve short.
+    ``time_limit_s`` bounds the whole move; ``optimal`` is False only if it cut the search
+    short: the move is then the best found in time, or, if none was, the best move from the
+    rack alone (:func:`_without_time`).
     Raises :class:`InvalidTableError` when the table holds invalid melds.
     """
+    deadline = Deadline.after(time_limit_s)
     check = check_table(position.table, position.rules)
     if not check.valid:
         raise InvalidTableError(check)
     old_melds = tuple(interpret_as_laid(m, c) for m, c in zip(position.table, check.melds))
     if not position.rack:
         return _draw(position, objective, old_melds)
-    if not position.initial_meld_done:
-        problem = _prepare_initial(position, old_melds)
-        outcome = _solve_initial(problem, position, objective, time_limit_s)
-    elif len(old_melds) <= SMALL_TABLE_MELDS:
-        problem = _prepare(position, old_melds, tuple(range(len(old_melds))))
-        outcome = _solve_rearrange(problem, objective, time_limit_s)
-    else:
-        problem, outcome = _solve_large(position, old_melds, objective, time_limit_s)
+    try:
+        if not position.initial_meld_done:
+            problem = _prepare_initial(position, old_melds)
+            outcome = _solve_initial(problem, position, objective, deadline)
+        elif len(old_melds) <= SMALL_TABLE_MELDS:
+            problem = _prepare(position, old_melds, tuple(range(len(old_melds))))
+            outcome = _solve_rearrange(problem, objective, deadline)
+        else:
+            problem, outcome = _solve_large(position, old_melds, objective, deadline)
+    except OutOfTime:
+        if not position.initial_meld_done:
+            return _draw(position, objective, old_melds, optimal=False)
+        problem, outcome = _without_time(position, old_melds, objective)
     if not outcome.counts or outcome.primary <= 0 and objective is Objective.TILES:
         return _draw(position, objective, old_melds, outcome.optimal)
     return _assemble(position, objective, problem, outcome)
 
 
 def _solve_large(
-    position: Position, old_melds: tuple[Meld, ...], objective: Objective, time_limit_s: float
+    position: Position, old_melds: tuple[Meld, ...], objective: Objective, deadline: Deadline
 ) -> tuple[_Problem, _Outcome]:
     """Solve with the old melds and candidates that no optimal move uses left out.
 
@@ -177,8 +192,8 @@ def _solve_large(
     on melds kept is the one usually too optimistic), whose best move is the optimum when
     there is one; and then the score of the best move with only the melds the relaxation
     touches open, which is surely reachable, so the same restricted MIP aimed at it settles
-    the optimum. The whole table is opened up only if a solve runs out of time or the
-    relaxation fails.
+    the optimum. The whole table is opened up only if the relaxation fails. A solve stopped
+    by the deadline gives its best move found (not optimal), or raises :class:`OutOfTime`.
     """
     rack = tile_usage(position.rack)
     table = tile_usage(position.table_tiles)
@@ -204,7 +219,7 @@ def _solve_large(
             free = tuple(int(m) for m in np.nonzero(relaxation.may_change(target)[keeps])[0])
             problem = prepared(free, relaxation.slack(target))
             fixed = len(old_melds) - len(free)
-            return problem, _solve_reaching(problem, objective, time_limit_s, weight, target - fixed, settled)
+            return problem, _solve_reaching(problem, objective, deadline, weight, target - fixed, settled)
 
         # Nothing scores above the bound; when a target is out of reach, nothing scores above
         # the next one down either.
@@ -221,13 +236,29 @@ def _solve_large(
             # and the candidates a move placing one tile (or point) less could lay.
             touched = tuple(int(m) for m in np.nonzero(relaxation.values[keeps] < 1.0 - RELAXATION_TOLERANCE)[0])
             slack = relaxation.slack(relaxation.best_possible - weight)
-            found = _solve_rearrange(prepared(touched, slack), objective, time_limit_s)
+            found = _solve_rearrange(prepared(touched, slack), objective, deadline)
             kept = len(old_melds) - len(touched) + found.kept
             problem, outcome = reaching(weight * found.primary + kept, settled=False)
-        if outcome is not None and outcome.optimal:
+        if outcome is not None:
+            # Optimal, or the best move found before the time limit (the whole table would
+            # take longer still).
             return problem, outcome
     everything = _prepare(position, old_melds, tuple(range(len(old_melds))))
-    return everything, _solve_rearrange(everything, objective, time_limit_s)
+    return everything, _solve_rearrange(everything, objective, deadline)
+
+
+def _without_time(
+    position: Position, old_melds: tuple[Meld, ...], objective: Objective
+) -> tuple[_Problem, _Outcome]:
+    """The answer when the time limit came before any move was found: the best move from
+    the rack alone with the table left as it is (a small program, given
+    :data:`FALLBACK_TIME_S`), or drawing if even that finds nothing; never marked optimal."""
+    problem = _prepare(position, old_melds, ())
+    try:
+        outcome = _solve_rearrange(problem, objective, Deadline.after(FALLBACK_TIME_S))
+    except OutOfTime:
+        outcome = _Outcome({}, {}, 0, optimal=False)
+    return problem, replace(outcome, optimal=False)
 
 
 def _priced(problem: _Problem, tile_price: np.ndarray, meld_cost: np.ndarray, slack: float) -> _Problem:
@@ -483,17 +514,18 @@ def _program(problem: _Problem, layout: _Layout, objective: Objective, weights: 
     return IntegerProgram(np.concatenate(objective_parts), np.concatenate(upper_parts), equal, at_most, continuous)
 
 
-def _solve_rearrange(problem: _Problem, objective: Objective, time_limit_s: float) -> _Outcome:
+def _solve_rearrange(problem: _Problem, objective: Objective, deadline: Deadline) -> _Outcome:
     """The best move with only the problem's free old melds open (exact, zero gap)."""
     layout = _layout(problem)
-    solution = mip.solve(_program(problem, layout, objective, _lexicographic_weights(problem, objective)), time_limit_s)
+    program = _program(problem, layout, objective, _lexicographic_weights(problem, objective))
+    solution = mip.solve(program, deadline.left())
     if solution is None:
         raise SolverError("the move model has no solution (leaving the table as it is always is one)")
     return _outcome(problem, layout, objective, solution.values, solution.optimal)
 
 
 def _solve_reaching(
-    problem: _Problem, objective: Objective, time_limit_s: float, weight: int, floor: int, settled: bool
+    problem: _Problem, objective: Objective, deadline: Deadline, weight: int, floor: int, settled: bool
 ) -> _Outcome | None:
     """The best move among those scoring ``weight * primary + melds kept >= floor`` (kept
     counted among the free melds); ``None`` if there is none.
@@ -515,7 +547,7 @@ def _solve_reaching(
     cols = np.r_[layout.first_y + np.arange(n_y), exact, [z] if objective is Objective.VALUE else []].astype(np.int64)
     values = np.r_[weight * per_y, np.ones(len(exact)), [float(weight)] if objective is Objective.VALUE else []]
     reaching = Rows(np.zeros(len(cols), np.int64), cols, -values, np.array([-float(floor)]))
-    solution = mip.solve(replace(program, at_most=program.at_most.stacked(reaching)), time_limit_s)
+    solution = mip.solve(replace(program, at_most=program.at_most.stacked(reaching)), deadline.left())
     if solution is None:
         return None
     return _outcome(problem, layout, objective, solution.values, solution.optimal)
@@ -546,7 +578,7 @@ def _outcome(problem: _Problem, layout: _Layout, objective: Objective, values: n
     return _Outcome(counts, continuations, primary, optimal, kept, staying)
 
 
-def _solve_initial(problem: _Problem, position: Position, objective: Objective, time_limit_s: float) -> _Outcome:
+def _solve_initial(problem: _Problem, position: Position, objective: Objective, deadline: Deadline) -> _Outcome:
     """Initial meld: new melds from the rack only, together worth at least the threshold.
 
     Columns: copies of each candidate, then ``play``; value >= threshold * play, and nothing
@@ -577,7 +609,7 @@ def _solve_initial(problem: _Problem, position: Position, objective: Objective, 
         uses.stacked(threshold).stacked(laid),
         np.zeros(n_x + 1, dtype=bool),
     )
-    solution = mip.solve(program, time_limit_s)
+    solution = mip.solve(program, deadline.left())
     if solution is None:
         raise SolverError("the opening model has no solution (laying nothing always is one)")
     counts = {k: int(n) for k, n in enumerate(solution.values[:n_x]) if n}

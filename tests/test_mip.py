@@ -266,3 +266,32 @@ def test_search_stopped_by_the_time_limit_returns_a_solution_not_marked_optimal(
     solution = solve(program, time_limit_s=0.2)
     assert solution is not None and not solution.optimal
     assert weights @ solution.values <= capacity
+
+
+def test_time_limit_before_any_solution_is_out_of_time_not_infeasible(monkeypatch) -> None:
+    # "No solution within the time" must not read as "no solution": the solver would then
+    # take a reachable score for an unreachable one.
+    class StoppedAtOnce:
+        def __init__(self, name: str) -> None:
+            pass
+
+        def set_solver_specific_parameters(self, parameters: str) -> None:
+            pass
+
+        def set_time_limit_in_seconds(self, seconds: float) -> None:
+            pass
+
+        def solve(self, model) -> None:
+            pass
+
+        def status(self):
+            return mip.builder.SolveStatus.NOT_SOLVED
+
+        def has_solution(self) -> bool:
+            return False
+
+    program = _stored_program("glop_abnormal")
+    monkeypatch.setattr(mip, "solve_linear", lambda *args: None)  # straight to the search
+    monkeypatch.setattr(mip.builder, "ModelSolverHelper", StoppedAtOnce)
+    with pytest.raises(mip.OutOfTime, match="time limit"):
+        solve(program, time_limit_s=0.5)
