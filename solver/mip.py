@@ -13,11 +13,14 @@ about 10^9; tests/test_mip.py checks a one-unit tie-break survives under such a 
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse
 from ortools.linear_solver.python import model_builder_helper as builder
+
+from .deadline import MIN_CALL_S
 
 #: Exact (zero gap), single-threaded, light root (see the module docstring).
 SCIP_PARAMETERS = """\
@@ -35,6 +38,15 @@ heuristics/rins/freq = -1
 heuristics/crossover/freq = -1
 heuristics/locks/freq = -1
 heuristics/trivial/freq = -1
+"""
+#: SCIP with its own presolve, cuts and heuristics (still exact and single-threaded): for the
+#: rare program on which the light root ends in an internal error (UNKNOWN_STATUS, "invalid
+#: SCIP status"; tests/data/scip_unknown_status.npz, an infeasible program, is one).
+SCIP_CAREFUL_PARAMETERS = """\
+limits/gap = 0
+limits/absgap = 0
+parallel/maxnthreads = 1
+lp/threads = 1
 """
 
 
@@ -217,6 +229,14 @@ def _integral_optimum(program: IntegerProgram, linear: LinearSolution) -> np.nda
     return values
 
 
+def _scip(model: builder.ModelBuilderHelper, parameters: str, time_limit_s: float) -> builder.ModelSolverHelper:
+    solver = builder.ModelSolverHelper("scip")
+    solver.set_solver_specific_parameters(parameters)
+    solver.set_time_limit_in_seconds(time_limit_s)
+    solver.solve(model)
+    return solver
+
+
 def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
     """Solve ``program`` to optimality (zero gap) unless the time limit stops the search;
     ``None`` when it has no solution. An integral relaxation answers without SCIP.
@@ -233,10 +253,11 @@ def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
         if values is not None:
             return Solution(values, True)
     _require_integers(model, program)
-    solver = builder.ModelSolverHelper("scip")
-    solver.set_solver_specific_parameters(SCIP_PARAMETERS)
-    solver.set_time_limit_in_seconds(time_limit_s)
-    solver.solve(model)
+    started = time.monotonic()
+    solver = _scip(model, SCIP_PARAMETERS, time_limit_s)
+    if solver.status() == builder.SolveStatus.UNKNOWN_STATUS:
+        left = time_limit_s - (time.monotonic() - started)
+        solver = _scip(model, SCIP_CAREFUL_PARAMETERS, max(left, MIN_CALL_S))
     status = solver.status()
     if status == builder.SolveStatus.INFEASIBLE:
         return None

@@ -295,3 +295,49 @@ def test_time_limit_before_any_solution_is_out_of_time_not_infeasible(monkeypatc
     monkeypatch.setattr(mip.builder, "ModelSolverHelper", StoppedAtOnce)
     with pytest.raises(mip.OutOfTime, match="time limit"):
         solve(program, time_limit_s=0.5)
+
+
+def test_program_that_ended_scips_light_root_in_an_error_is_solved() -> None:
+    # SCIP 9's light root (no presolve, no root cuts) ends this infeasible restricted move
+    # program (groups repeating colours) with "invalid SCIP status"; it must still be decided.
+    assert solve(_stored_program("scip_unknown_status"), time_limit_s=10.0) is None
+
+
+class _FinishedSolver:
+    """What ``mip._scip`` returns, with a chosen status and no solution."""
+
+    def __init__(self, status) -> None:
+        self._status = status
+
+    def status(self):
+        return self._status
+
+    def has_solution(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize(
+    ("statuses", "outcome"),
+    [
+        (["UNKNOWN_STATUS", "INFEASIBLE"], None),
+        (["UNKNOWN_STATUS", "UNKNOWN_STATUS"], mip.SolverError),
+        (["INFEASIBLE"], None),
+    ],
+)
+def test_an_error_status_is_retried_once_with_scips_own_settings(monkeypatch, statuses, outcome) -> None:
+    program = _stored_program("glop_abnormal")
+    monkeypatch.setattr(mip, "solve_linear", lambda *args: None)  # straight to the search
+    used: list[str] = []
+    answers = iter(statuses)
+
+    def scip(model, parameters: str, time_limit_s: float) -> _FinishedSolver:
+        used.append(parameters)
+        return _FinishedSolver(getattr(mip.builder.SolveStatus, next(answers)))
+
+    monkeypatch.setattr(mip, "_scip", scip)
+    if outcome is None:
+        assert solve(program, time_limit_s=1.0) is None
+    else:
+        with pytest.raises(outcome, match="UNKNOWN_STATUS"):
+            solve(program, time_limit_s=1.0)
+    assert used == [mip.SCIP_PARAMETERS, mip.SCIP_CAREFUL_PARAMETERS][:len(statuses)]
