@@ -173,9 +173,12 @@ GLOP_PARAMETERS = "use_preprocessing:false,initial_basis:NONE,use_scaling:false"
 LINEAR_TIME_LIMIT_S = 1.0
 
 
-def solve_linear(program: IntegerProgram, model: builder.ModelBuilderHelper | None = None) -> LinearSolution | None:
+def solve_linear(
+    program: IntegerProgram, model: builder.ModelBuilderHelper | None = None, time_limit_s: float | None = None
+) -> LinearSolution | None:
     """Solve ``program`` without integrality (GLOP); ``None`` unless GLOP reports an optimum.
-    ``model`` is the program as built by :func:`model_of`, when the caller has it already.
+    ``model`` is the program as built by :func:`model_of`, when the caller has it already;
+    ``time_limit_s`` shortens :data:`LINEAR_TIME_LIMIT_S` (the caller's time left).
 
     GLOP's word is never taken alone: an optimum comes with the bound its duals prove
     (:func:`with_proof`), and "infeasible" counts as no answer, because GLOP said it of
@@ -183,7 +186,8 @@ def solve_linear(program: IntegerProgram, model: builder.ModelBuilderHelper | No
     """
     solver = builder.ModelSolverHelper("glop")
     solver.set_solver_specific_parameters(GLOP_PARAMETERS)
-    solver.set_time_limit_in_seconds(LINEAR_TIME_LIMIT_S)
+    limit = LINEAR_TIME_LIMIT_S if time_limit_s is None else min(LINEAR_TIME_LIMIT_S, time_limit_s)
+    solver.set_time_limit_in_seconds(limit)
     solver.solve(model_of(program) if model is None else model)
     if solver.status() != builder.SolveStatus.OPTIMAL:
         return None
@@ -230,6 +234,7 @@ def _integral_optimum(program: IntegerProgram, linear: LinearSolution) -> np.nda
 
 
 def _scip(model: builder.ModelBuilderHelper, parameters: str, time_limit_s: float) -> builder.ModelSolverHelper:
+    """One SCIP run on ``model`` (OR-Tools' model builder starts a fresh SCIP each time)."""
     solver = builder.ModelSolverHelper("scip")
     solver.set_solver_specific_parameters(parameters)
     solver.set_time_limit_in_seconds(time_limit_s)
@@ -247,7 +252,7 @@ def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
     if not len(program.equal) and not len(program.at_most):
         return _without_rows(program)
     model = model_of(program)
-    linear = solve_linear(program, model)
+    linear = solve_linear(program, model, time_limit_s)
     if linear is not None:
         values = _integral_optimum(program, linear)
         if values is not None:

@@ -341,3 +341,9 @@ def test_an_error_status_is_retried_once_with_scips_own_settings(monkeypatch, st
         with pytest.raises(outcome, match="UNKNOWN_STATUS"):
             solve(program, time_limit_s=1.0)
     assert used == [mip.SCIP_PARAMETERS, mip.SCIP_CAREFUL_PARAMETERS][:len(statuses)]
+
+
+def test_the_callers_time_left_also_bounds_the_relaxation() -> None:
+    program = _stored_program("glop_abnormal")
+    assert solve_linear(program, time_limit_s=10.0) is not None  # LINEAR_TIME_LIMIT_S still caps it
+    assert solve_linear(program, time_limit_s=1e-9) is None
