@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
 import sys
 from collections.abc import Sequence
 
 from benchmarks.positions import deal_position, full_pool
-from benchmarks.solver_benchmark import code_version, environment, ms, percentile, position_seed, timed_solve
+from benchmarks.solver_benchmark import (
+    code_version,
+    environment,
+    position_seed,
+    spread,
+    timed_solve,
+)
 from solver import PRESETS
 
 TABLE_SIZES = (30, 60, 90)
@@ -35,8 +40,7 @@ def run(rules_name: str, table: int, rack: int, seeds: int) -> str:
         seconds, suggestion = timed_solve(position, None)
         times.append(seconds)
         cut_short += not suggestion.optimal
-    triple = f"{ms(statistics.median(times))} / {ms(percentile(times, 0.95))} / {ms(max(times))}"
-    return f"| {rules_name} | {table} | {rack} | {triple} | {cut_short} |"
+    return f"| {rules_name} | {table} | {rack} | {spread(times)} | {cut_short} |"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
