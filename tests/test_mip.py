@@ -268,41 +268,6 @@ def test_search_stopped_by_the_time_limit_returns_a_solution_not_marked_optimal(
     assert weights @ solution.values <= capacity
 
 
-def test_time_limit_before_any_solution_is_out_of_time_not_infeasible(monkeypatch) -> None:
-    # "No solution within the time" must not read as "no solution": the solver would then
-    # take a reachable score for an unreachable one.
-    class StoppedAtOnce:
-        def __init__(self, name: str) -> None:
-            pass
-
-        def set_solver_specific_parameters(self, parameters: str) -> None:
-            pass
-
-        def set_time_limit_in_seconds(self, seconds: float) -> None:
-            pass
-
-        def solve(self, model) -> None:
-            pass
-
-        def status(self):
-            return mip.builder.SolveStatus.NOT_SOLVED
-
-        def has_solution(self) -> bool:
-            return False
-
-    program = _stored_program("glop_abnormal")
-    monkeypatch.setattr(mip, "solve_linear", lambda *args: None)  # straight to the search
-    monkeypatch.setattr(mip.builder, "ModelSolverHelper", StoppedAtOnce)
-    with pytest.raises(mip.OutOfTime, match="time limit"):
-        solve(program, time_limit_s=0.5)
-
-
-def test_program_that_ended_scips_light_root_in_an_error_is_solved() -> None:
-    # SCIP 9's light root (no presolve, no root cuts) ends this infeasible restricted move
-    # program (groups repeating colours) with "invalid SCIP status"; it must still be decided.
-    assert solve(_stored_program("scip_unknown_status"), time_limit_s=10.0) is None
-
-
 class _FinishedSolver:
     """What ``mip._scip`` returns, with a chosen status and no solution."""
 
@@ -314,6 +279,23 @@ class _FinishedSolver:
 
     def has_solution(self) -> bool:
         return False
+
+
+def test_time_limit_before_any_solution_is_out_of_time_not_infeasible(monkeypatch) -> None:
+    # "No solution within the time" must not read as "no solution": the solver would then
+    # take a reachable score for an unreachable one.
+    program = _stored_program("glop_abnormal")
+    monkeypatch.setattr(mip, "solve_linear", lambda *args: None)  # straight to the search
+    stopped = _FinishedSolver(mip.builder.SolveStatus.NOT_SOLVED)
+    monkeypatch.setattr(mip, "_scip", lambda model, parameters, time_limit_s: stopped)
+    with pytest.raises(mip.OutOfTime, match="time limit"):
+        solve(program, time_limit_s=0.5)
+
+
+def test_program_that_ended_scips_light_root_in_an_error_is_solved() -> None:
+    # SCIP's light root (no presolve, no root cuts; OR-Tools 9.15) ends this infeasible restricted move
+    # program (groups repeating colours) with "invalid SCIP status"; it must still be decided.
+    assert solve(_stored_program("scip_unknown_status"), time_limit_s=10.0) is None
 
 
 @pytest.mark.parametrize(
