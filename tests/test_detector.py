@@ -199,7 +199,7 @@ def test_missing_weights_raise_a_clear_error(tmp_path):
 
 
 def test_training_entry_point_runs_offline(tmp_path):
-    from vision.train import main
+    from training.train import main
 
     config = tmp_path / "tiny.yaml"
     config.write_text(

@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import pytest
 
-from datasets.annotate_melds import (
+from training.annotate_melds import (
     DEFAULT_ANNOTATIONS,
     DEFAULT_REAL,
     AnnotationError,
@@ -22,7 +22,7 @@ from datasets.annotate_melds import (
     render,
 )
 from vision.detections import Detections
-from vision.evaluate_detector import MeldCounts, exact_melds, score_photo
+from training.evaluate_detector import MeldCounts, exact_melds, score_photo
 from vision.layout import group_into_melds
 
 LABELS = "3 0.1 0.1 0.3 0.1 0.3 0.5 0.1 0.5\n\n26 0.6 0.5 0.2 0.4\n7 0.5 0.9 0.7 0.9 0.7 1.2 0.5 1.2\n"
@@ -179,7 +179,7 @@ def test_layout_groups_the_annotated_real_melds(split):
 
 
 def test_evaluate_cli_reports_meld_figures_for_label_and_detector_boxes(fake_real, tmp_path, capsys):
-    from vision.evaluate_detector import main as evaluate_main
+    from training.evaluate_detector import main as evaluate_main
 
     # The fake photo's three labelled tiles lie apart: three loose tiles.
     annotations = _write(tmp_path, "valid:\n  p_jpeg.rf.abc: {kind: table, melds: [[0], [1], [2]]}\n")

@@ -114,7 +114,7 @@ def test_truncated_jpeg_is_refused(tmp_path):
 def test_truncated_jpeg_is_refused_even_after_ultralytics_import(tmp_path):
     """Some libraries flip Pillow's global LOAD_TRUNCATED_IMAGES; we must still refuse."""
     pytest.importorskip("ultralytics")
-    import vision.yolo_env  # noqa: F401  (sets the offline environment first)
+    import training.yolo_env  # noqa: F401  (sets the offline environment first)
     import ultralytics  # noqa: F401
 
     buffer = io.BytesIO()

@@ -63,7 +63,7 @@ def _models_missing() -> str | None:
 
     for name, path in (("detector", DETECTOR), ("reader", READER)):
         if not path.is_file():
-            return f"the {name} weights are not shipped ({path}); train them with python -m vision.train {name}"
+            return f"the {name} weights are not shipped ({path}); train them with python -m training.train {name}"
     return None
 
 

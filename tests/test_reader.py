@@ -157,7 +157,7 @@ def tiny_real(tmp_path):
 
 
 def test_load_real_split_reads_polygons_in_pixels(tiny_real):
-    from vision.train_reader import load_real_split
+    from training.train_reader import load_real_split
 
     photos = load_real_split(tiny_real, "train")
     assert [p.group for p in photos] == ["rummy-1", "rummy-1", "rummy-2"]
@@ -167,14 +167,14 @@ def test_load_real_split_reads_polygons_in_pixels(tiny_real):
 
 
 def test_missing_dataset_is_a_clear_error(tmp_path):
-    from vision.train_reader import DatasetError, load_real_split
+    from training.train_reader import DatasetError, load_real_split
 
     with pytest.raises(DatasetError, match="data.yaml"):
         load_real_split(tmp_path, "train")
 
 
 def test_holdout_keeps_augmented_copies_together(tiny_real):
-    from vision.train_reader import load_real_split, split_holdout
+    from training.train_reader import load_real_split, split_holdout
 
     photos = load_real_split(tiny_real, "train")
     train, holdout = split_holdout(photos, 0.5, np.random.default_rng(0))
@@ -183,7 +183,7 @@ def test_holdout_keeps_augmented_copies_together(tiny_real):
 
 
 def test_rotated_views_keep_the_tile_centred():
-    from vision.train_reader import _rotated_view
+    from training.train_reader import _rotated_view
 
     image = np.full((200, 200, 3), 60, np.uint8)
     image[60:140, 80:120] = 250  # a tall bright tile, 40 x 80
@@ -198,7 +198,7 @@ def test_rotated_views_keep_the_tile_centred():
 
 
 def test_build_dataset_writes_every_class_folder(tiny_real, tmp_path):
-    from vision.train_reader import build_dataset
+    from training.train_reader import build_dataset
 
     config = {
         "seed": 0,
@@ -224,7 +224,7 @@ def test_build_dataset_writes_every_class_folder(tiny_real, tmp_path):
 
 
 def test_scene_dataset_adds_crops_of_synthetic_photos(tiny_real, tmp_path):
-    from vision.train_reader import build_dataset, build_scene_dataset
+    from training.train_reader import build_dataset, build_scene_dataset
 
     config = {
         "seed": 0,
@@ -249,7 +249,7 @@ def test_scene_dataset_adds_crops_of_synthetic_photos(tiny_real, tmp_path):
 # --- the shipped model -----------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="models/reader.pt not shipped yet (python -m vision.train reader)")
+@pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="models/reader.pt not shipped yet (python -m training.train reader)")
 def test_shipped_reader_reads_rendered_tiles():
     from datasets.synth.tiles import render_tile
     from vision.reader import load_reader

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from vision import yolo_env
+from training import yolo_env
 from vision.detections import Detections
 
 __all__ = ["detect_tiles", "drop_duplicates_and_fragments", "load_detector", "DetectorNotFoundError", "DEFAULT_WEIGHTS", "TARGET_TILE_PX", "windows"]

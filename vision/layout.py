@@ -23,7 +23,7 @@ after a quarter turn when the standing tiles look wide); tiles are grouped into 
 height across it, and ordered along it within a tier.
 
 Tuned on 25 annotated real training photos (``datasets/real_melds.yaml``) and synthetic scenes;
-figures in ``models/detector.md`` (``python -m vision.evaluate_detector --melds-only``).
+figures in ``models/detector.md`` (``python -m training.evaluate_detector --melds-only``).
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ _BATCH = 256
 
 
 class ReaderNotFoundError(FileNotFoundError):
-    """The reader's weights are missing (train them: ``python -m vision.train reader``)."""
+    """The reader's weights are missing (train them: ``python -m training.train reader``)."""
 
 
 class ReaderModelError(ValueError):
@@ -64,7 +64,7 @@ def load_reader(weights: str | Path | None = None) -> TileReader:
     path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
     if not path.is_file():
         raise ReaderNotFoundError(f"tile reader weights not found: {path} (see models/reader.md)")
-    from vision import yolo_env
+    from training import yolo_env
 
     yolo_env.configure_threads()
     from ultralytics import YOLO

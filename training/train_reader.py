@@ -2,7 +2,7 @@
 
 Run through the training dispatcher::
 
-    python -m vision.train reader [--config datasets/configs/reader.yaml] [--real PATH]
+    python -m training.train reader [--config datasets/configs/reader.yaml] [--real PATH]
                                   [--out DIR] [--epochs N] [--build-only] [--no-build]
                                   [--stage 2|3 --from WEIGHTS] [--no-ship]
 
@@ -21,7 +21,7 @@ Training runs in three stages, each from the previous one's best checkpoint: fro
 a fine-tune at a lower rate, and a fine-tune with the synthetic-photo crops added.
 
 A tenth of the real training photos (all augmented copies of a photo together) is held out for
-model selection, so the real validation split stays untouched for :mod:`vision.evaluate`.
+model selection, so the real validation split stays untouched for :mod:`training.evaluate`.
 """
 
 from __future__ import annotations
@@ -352,7 +352,7 @@ def _train_stage(start: str | Path, settings: dict, dataset: Path, project: Path
     """One ultralytics training run from ``start`` (a model yaml or weights); its best checkpoint."""
     from ultralytics import YOLO
 
-    from vision import yolo_env  # before ultralytics: offline, no auto-install
+    from training import yolo_env  # before ultralytics: offline, no auto-install
 
     yolo_env.configure_threads()
     project = Path(project).resolve()  # ultralytics puts a relative project under its own runs dir
@@ -407,7 +407,7 @@ def _resolve(path: str | Path) -> Path:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.train reader", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m training.train reader", description=__doc__.split("\n")[0])
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
     parser.add_argument("--real", type=Path, help="real dataset root (default: from the config)")
     parser.add_argument("--out", type=Path, help="crop dataset folder (default: from the config)")

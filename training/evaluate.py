@@ -1,7 +1,7 @@
 """Measure the tile reader on the real validation split (a script, not a test)::
 
-    python -m vision.evaluate reader [--data PATH] [--weights models/reader.pt] [--json OUT.json]
-    python -m vision.evaluate detector ...     (runs vision.evaluate_detector)
+    python -m training.evaluate reader [--data PATH] [--weights models/reader.pt] [--json OUT.json]
+    python -m training.evaluate detector ...     (runs training.evaluate_detector)
 
 Figures, each with and without rule-aware decoding where that applies:
 
@@ -35,7 +35,7 @@ from solver.tiles import NUM_KINDS, Tile
 from vision.crops import crop_tiles
 from vision.decoding import Decoding, argmax_decoding, decode
 from vision.detections import Detections
-from vision.train_reader import (
+from training.train_reader import (
     DEFAULT_REAL,
     LabelledPhoto,
     _rotated_view,
@@ -316,9 +316,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return int(evaluate_detector.main(argv[1:]) or 0)
     if not argv or argv[0] != "reader":
-        print("usage: python -m vision.evaluate {reader|detector} [options]  (--help after the model name)", file=sys.stderr)
+        print("usage: python -m training.evaluate {reader|detector} [options]  (--help after the model name)", file=sys.stderr)
         return 2
-    parser = argparse.ArgumentParser(prog="python -m vision.evaluate reader")
+    parser = argparse.ArgumentParser(prog="python -m training.evaluate reader")
     parser.add_argument("--data", type=Path, default=DEFAULT_REAL, help="rummikub-real root (its valid split is used)")
     parser.add_argument("--weights", type=Path, help="reader weights (default: models/reader.pt)")
     parser.add_argument("--detector", type=Path, help="detector weights (default: models/detector.pt)")

@@ -3,7 +3,7 @@
 The real dataset ("Rummikub" by jonasbuehler, Roboflow Universe rummikub-nvypk v9, CC BY 4.0) labels
 tiles but not melds. ``datasets/real_melds.yaml`` is this project's own annotation of which labelled
 tiles (by line index in a photo's label file) form each meld on a table, or each tier row on a rack,
-so that ``python -m vision.evaluate_detector`` can measure meld grouping on real photos.
+so that ``python -m training.evaluate_detector`` can measure meld grouping on real photos.
 
 API::
 
@@ -13,7 +13,7 @@ API::
 
 CLI (draws the photo's tile polygons with their label-line numbers, to look at while annotating)::
 
-    python -m datasets.annotate_melds valid rummy-11 [--real PATH] [--out /tmp/melds] [--scale 1.5]
+    python -m training.annotate_melds valid rummy-11 [--real PATH] [--out /tmp/melds] [--scale 1.5]
 """
 
 from __future__ import annotations
@@ -172,7 +172,7 @@ def render(image_file: Path, label_file: Path, scale: float = 1.5, groups: list[
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m datasets.annotate_melds", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m training.annotate_melds", description=__doc__.split("\n")[0])
     parser.add_argument("split", choices=("train", "valid"))
     parser.add_argument("stem", help="photo file name without .jpg, or its name before _jpeg.rf...")
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL)

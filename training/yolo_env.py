@@ -1,6 +1,6 @@
 """Make ultralytics run offline, quietly and on all our cores. Import this BEFORE ``ultralytics``.
 
-Every vision module that touches ultralytics does ``from vision import yolo_env`` first, then
+Every vision module that touches ultralytics does ``from training import yolo_env`` first, then
 ``yolo_env.configure_threads()`` once torch is in use. What it sets, and why:
 
 * ``YOLO_OFFLINE=1`` - never reach the network (no hub, no telemetry, no version checks);

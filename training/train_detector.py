@@ -1,6 +1,6 @@
 """Train the one-class tile detector: real photos (classes collapsed to ``tile``) plus synthetic scenes.
 
-``python -m vision.train detector [--config datasets/configs/detector.yaml] [--work DIR]
+``python -m training.train detector [--config datasets/configs/detector.yaml] [--work DIR]
 [--epochs N] [--imgsz N] [--init WEIGHTS.pt] [--export models/detector.pt]``
 
 ``--init`` fine-tunes a trained checkpoint (the shipped model is trained in two stages, see
@@ -27,7 +27,7 @@ from typing import Any
 
 import yaml
 
-from vision import yolo_env
+from training import yolo_env
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = REPO_ROOT / "datasets" / "configs" / "detector.yaml"
@@ -159,7 +159,7 @@ def train(config: dict[str, Any], work: Path, device: str = "cpu", **overrides: 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m vision.train detector", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m training.train detector", description=__doc__.split("\n")[0])
     parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG)
     parser.add_argument("--work", type=Path, default=REPO_ROOT / "data" / "detector", help="data and run dir (outside git)")
     parser.add_argument("--real", type=Path, help="real dataset root (overrides the config)")
