@@ -138,7 +138,24 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(commands, common)
     _add_score(commands, common)
     _add_read(commands, common)
+    _add_app(commands, common)
     return parser
+
+
+def _add_app(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    cmd = commands.add_parser(
+        "app", parents=[common], help=tr("start the app in the browser"),
+        description=tr("Serve the Streamlit app; phones on the same network can open the address it prints."),
+    )
+    cmd.add_argument("--port", type=int, help=tr("port to serve on (default: 8501)"))
+    cmd.add_argument("--address", help=tr("address to listen on (default: every interface)"))
+    cmd.set_defaults(handler=_run_app)
+
+
+def _run_app(args: argparse.Namespace) -> int:
+    from app.launch import serve
+
+    return serve(args.port, args.address)
 
 
 def _common_options() -> argparse.ArgumentParser:
@@ -639,13 +656,12 @@ def _load_photo(path: str, lang: str):
 def _read_photo(image, path: str, kind: str, rules: RuleSet, lang: str):
     """The reading of one photo; missing models become one clear message."""
     import vision
-    from vision.detector import DetectorNotFoundError
-    from vision.reader import ReaderNotFoundError
+    from vision.model_files import ModelFileError
 
     try:
         return vision.read(image, kind=kind, rules=rules)
-    except (DetectorNotFoundError, ReaderNotFoundError) as err:
-        raise CliInputError(tr("photo reading is not available: {reason}", lang, reason=str(err))) from err
+    except ModelFileError as err:
+        raise CliInputError(tr("photo reading is not available: {reason}", lang, reason=error_text(err, lang))) from err
 
 
 def _reading_text(reading, lang: str) -> str:

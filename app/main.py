@@ -11,11 +11,12 @@ if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
 
 import streamlit as st  # noqa: E402
 
-from app import state  # noqa: E402
+from app import photos, state  # noqa: E402
 from app.rules_text import pool_label, preset_label, unmelded_label  # noqa: E402
 from solver.i18n import LANGUAGES, tr  # noqa: E402
 from solver.rules import CUSTOM, PRESETS, PoolOutScoring, UnmeldedScoring  # noqa: E402
 
+photos.warm_up_in_background()  # once per server process: the first photo is as fast as the next
 state.keep_widget_state()
 state.ensure_rule_switches()
 lang = state.lang()

@@ -8,6 +8,7 @@ ever opened.
 from __future__ import annotations
 
 import logging
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,16 +46,35 @@ log = logging.getLogger(__name__)
 
 @st.cache_resource(show_spinner=False)
 def _load_models() -> bool:
-    """Load the detector and the reader once per server process (a failure is retried)."""
-    from vision.detector import load_detector
-    from vision.reader import load_reader
-
-    load_detector()
-    load_reader()
+    """Open the detector and the reader once per server process and run them once (a failure is retried)."""
     import vision
 
-    vision.read(np.full((320, 320, 3), 128, np.uint8))  # first inference pays one-off set-up costs
+    vision.warm_up()
     return True
+
+
+def warm_up_in_background() -> None:
+    """Start loading the models in a thread at server start, so the first photo is as fast as the next.
+
+    Called on every page run; the cached thread starts once per server process. A failure is only
+    logged here: reading a photo later reports it to the player.
+    """
+    _start_warm_up()
+
+
+@st.cache_resource(show_spinner=False)
+def _start_warm_up() -> threading.Thread:
+    def run() -> None:
+        try:
+            import vision
+
+            vision.warm_up()  # the sessions are cached per process (vision.model_files.open_model)
+        except Exception:  # noqa: BLE001 - the player sees the reason when they read a photo
+            log.warning("warming up the tile models failed", exc_info=True)
+
+    thread = threading.Thread(target=run, name="rummikub-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def vision_available() -> bool:
@@ -108,6 +128,7 @@ def _rows(reading: Any, kind: str) -> tuple[tuple[Chip, ...], ...]:
 def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> PhotoReading:
     """Read a table (``kind="table"``: rows are melds) or a rack (one row) from photo bytes."""
     from vision.images import ImageError, load_image
+    from vision.model_files import ModelFileError
 
     try:
         image = load_image(data)
@@ -120,7 +141,10 @@ def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> Phot
         import vision
 
         _load_models()
-    except (ImportError, FileNotFoundError) as err:
+    except ModelFileError as err:
+        log.warning("photo reading unavailable: %s", err)
+        raise PhotoError("photo reading is not available: {reason}", reason=err) from err
+    except ImportError as err:
         log.warning("photo reading unavailable: %s", err)
         raise PhotoError("photo reading is not installed here (no tile models); type the tiles instead") from err
     try:

@@ -62,6 +62,7 @@ FORWARDERS = (
     Forwarder("StorageError", 0, "message"),
     Forwarder("NotFoundError", 0, "message"),
     Forwarder("CodecError", 0, "message"),
+    Forwarder("ModelFileError", 0, "message"),
 )
 
 

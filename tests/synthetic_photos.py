@@ -37,12 +37,12 @@ def vision_missing() -> str | None:
     """Why real photo reading cannot run here (None when it can)."""
     try:
         import vision
-        from vision import detector, reader
+        from vision.model_files import model_path
     except ImportError as err:
         return f"vision cannot be imported: {err}"
     if not callable(getattr(vision, "read", None)):
         return "vision.read is not available yet"
-    for name, weights in (("detector", detector.DEFAULT_WEIGHTS), ("reader", reader.DEFAULT_WEIGHTS)):
-        if not weights.is_file():
-            return f"the {name} weights are not shipped yet ({weights})"
+    for name in ("detector", "reader"):
+        if not model_path(name).is_file():
+            return f"the {name} model is not shipped ({model_path(name)}); see python -m training.export"
     return None

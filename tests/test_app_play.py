@@ -294,22 +294,24 @@ def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypat
     assert texts(at.success) == ["Play 1 tile(s) worth 7 points: red 7"]
 
 
-def test_missing_models_are_a_clear_message_not_a_traceback(monkeypatch):
+def test_missing_models_are_a_clear_message_not_a_traceback(monkeypatch, tmp_path):
     import app.photos
+    from vision import model_files
 
-    def no_models():
-        raise FileNotFoundError("tile detector weights not found")
-
-    monkeypatch.setattr(app.photos, "_load_models", no_models)
+    monkeypatch.setenv(model_files.MODELS_DIR_ENV, str(tmp_path))  # a folder without the models
+    app.photos._load_models.clear()
     photo = io.BytesIO()
     Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
     at = start_app()
     at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo.getvalue(), "image/png")).run()
     at.button(key="play_read").click().run()
     assert not at.exception
+    missing = tmp_path / "detector.onnx"
     assert texts(at.error) == [
-        "The table photo cannot be read: photo reading is not installed here (no tile models); type the tiles instead"
+        f"The table photo cannot be read: photo reading is not available: the tile model file {missing} is missing. "
+        "Reinstall the package, or set RUMMIKUB_MODELS_DIR to a folder that holds detector.onnx and reader.onnx"
     ]
+    app.photos._load_models.clear()
 
 
 def test_a_reader_crash_is_a_clear_message_not_a_traceback(monkeypatch):

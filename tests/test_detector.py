@@ -9,16 +9,15 @@ import pytest
 from datasets.synth.scenes import compose_scene
 from vision.detections import Detections, box_iou, box_overlap
 from vision.detector import (
-    DEFAULT_WEIGHTS,
-    DetectorNotFoundError,
     detect_tiles,
     drop_duplicates_and_fragments,
     load_detector,
     windows,
 )
+from vision.model_files import ModelFileError, model_path
 
 needs_weights = pytest.mark.skipif(
-    not DEFAULT_WEIGHTS.is_file(), reason=f"shipped detector weights absent ({DEFAULT_WEIGHTS}); see models/detector.md"
+    not model_path("detector").is_file(), reason=f"shipped detector absent ({model_path('detector')}); see models/detector.md"
 )
 
 
@@ -194,8 +193,9 @@ def test_tiny_and_bad_images():
 
 
 def test_missing_weights_raise_a_clear_error(tmp_path):
-    with pytest.raises(DetectorNotFoundError, match="not found"):
-        load_detector(tmp_path / "absent.pt")
+    with pytest.raises(ModelFileError, match="missing") as caught:
+        load_detector(tmp_path / "absent.onnx")
+    assert "RUMMIKUB_MODELS_DIR" in str(caught.value) and "absent.onnx" in str(caught.value)
 
 
 def test_training_entry_point_runs_offline(tmp_path):

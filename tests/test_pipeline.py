@@ -13,6 +13,8 @@ from vision.images import ImageError
 from vision.pipeline import annotate, read, tile_colour
 from vision.reading import Reading, ReadingKind, ReadTile
 
+from tests.synthetic_photos import vision_missing
+
 # --- without models --------------------------------------------------------------------------
 
 
@@ -57,17 +59,7 @@ def test_read_refuses_what_is_not_a_photo(data):
 # --- with the shipped models -------------------------------------------------------------------
 
 
-def _models_missing() -> str | None:
-    from vision.detector import DEFAULT_WEIGHTS as DETECTOR
-    from vision.reader import DEFAULT_WEIGHTS as READER
-
-    for name, path in (("detector", DETECTOR), ("reader", READER)):
-        if not path.is_file():
-            return f"the {name} weights are not shipped ({path}); train them with python -m training.train {name}"
-    return None
-
-
-needs_models = pytest.mark.skipif(_models_missing() is not None, reason=str(_models_missing()))
+needs_models = pytest.mark.skipif(vision_missing() is not None, reason=str(vision_missing()))
 
 #: Mean tile F1 the shipped models must reach on the synthetic photos below (all labelled tiles, partly
 #: hidden ones included). Measured with the shipped models: table 0.72 (seed 12 is a dark room with

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -17,12 +18,14 @@ from vision.crops import (
     crop_tile,
     crop_tiles,
 )
+from vision.model_files import ModelFile, model_path
 from vision.reader import (
-    DEFAULT_WEIGHTS,
+    NOT_TILE,
     ReaderModelError,
     TileReader,
     class_order,
     classify,
+    read_crops,
 )
 
 # --- crops -----------------------------------------------------------------------------------
@@ -104,23 +107,42 @@ def test_class_order_refuses_a_model_that_is_not_a_tile_reader():
         class_order(["red-1"] * 53)
 
 
-class _MeanColourModel:
-    """A stand-in classifier: class 0 for bright top-left quarters, else class 1 (fixed probs)."""
+class _MeanColourSession:
+    """A stand-in ONNX session: class 0 for bright top-left quarters, else class 1 (fixed probs).
 
-    def __call__(self, batch):
-        import torch
+    With ``extra`` classes beyond the 53 (a ``not-tile`` class), dark crops put 0.5 on the last.
+    """
 
-        bright = batch[:, :, :8, :8].mean(dim=(1, 2, 3)) > 0.5
-        probs = torch.full((len(batch), NUM_KINDS), 0.1 / (NUM_KINDS - 1))
+    def __init__(self, classes: int = NUM_KINDS) -> None:
+        self.classes = classes
+
+    def get_inputs(self):
+        class _Input:
+            name = "images"
+
+        return [_Input()]
+
+    def run(self, _outputs, feeds):
+        batch = feeds["images"]
+        bright = batch[:, :, :8, :8].mean(axis=(1, 2, 3)) > 0.5
+        probs = np.full((len(batch), self.classes), 0.1 / (self.classes - 1), np.float32)
         probs[bright, 0] = 0.9
         probs[~bright, 1] = 0.9
-        probs[~bright, 0] = 0.1 / (NUM_KINDS - 1)
-        return probs, None
+        if self.classes > NUM_KINDS:
+            probs[~bright] = 0.5 / (self.classes - 1)
+            probs[~bright, -1] = 0.5
+        embedding = np.stack([bright.astype(np.float32), np.ones(len(batch), np.float32)], axis=1)
+        return [probs, embedding]
+
+
+def _stand_in_reader(order: tuple[int, ...], classes: int = NUM_KINDS) -> TileReader:
+    names = tuple(str(i) for i in range(classes))
+    return TileReader(ModelFile(Path("stand-in.onnx"), _MeanColourSession(classes), names, 16, 1), 16, order)
 
 
 def test_classify_maps_classes_to_tile_order_and_averages_rotations():
     reversed_order = tuple(reversed(range(NUM_KINDS)))  # model class c is tile 52 - c
-    reader = TileReader(_MeanColourModel(), 16, reversed_order)
+    reader = _stand_in_reader(reversed_order)
     crops = np.zeros((3, 16, 16, 3), np.uint8)
     crops[0, :8, :8] = 255  # bright corner only in the unrotated view
     crops[1] = 255  # bright in every rotation
@@ -134,6 +156,26 @@ def test_classify_maps_classes_to_tile_order_and_averages_rotations():
     assert classify(np.zeros((0, 16, 16, 3), np.uint8), reader).shape == (0, NUM_KINDS)
     with pytest.raises(ValueError):
         classify(np.zeros((2, 16, 16)), reader)
+
+
+def test_a_not_tile_class_is_reported_apart_and_tiles_renormalised():
+    order = tuple(range(NUM_KINDS)) + (-1,)
+    reader = _stand_in_reader(order, classes=NUM_KINDS + 1)
+    crops = np.zeros((2, 16, 16, 3), np.uint8)
+    crops[0] = 255  # bright: a tile (class 0); dark: half on not-tile
+    read = read_crops(crops, reader)
+    assert read.tile_prob[0] == pytest.approx(1 - 0.1 / NUM_KINDS, abs=1e-6)
+    assert read.tile_prob[1] == pytest.approx(0.5)
+    assert np.allclose(read.probs.sum(axis=1), 1.0)
+    assert read.probs[0].argmax() == 0
+    assert read.embeddings.shape == (2, 2) and read.embeddings[0, 0] == pytest.approx(1.0)
+
+
+def test_class_order_takes_one_not_tile_class_at_most():
+    canonical = [Tile.from_index(i).name for i in range(NUM_KINDS)]
+    assert class_order(canonical + [NOT_TILE])[-1] == -1
+    with pytest.raises(ReaderModelError):
+        class_order(canonical + [NOT_TILE, NOT_TILE])
 
 
 # --- the crop dataset builder ----------------------------------------------------------------
@@ -249,7 +291,7 @@ def test_scene_dataset_adds_crops_of_synthetic_photos(tiny_real, tmp_path):
 # --- the shipped model -----------------------------------------------------------------------
 
 
-@pytest.mark.skipif(not DEFAULT_WEIGHTS.is_file(), reason="models/reader.pt not shipped yet (python -m training.train reader)")
+@pytest.mark.skipif(not model_path("reader").is_file(), reason="models/reader.onnx not shipped (python -m training.export reader)")
 def test_shipped_reader_reads_rendered_tiles():
     from datasets.synth.tiles import render_tile
     from vision.reader import load_reader

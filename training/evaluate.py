@@ -1,6 +1,6 @@
 """Measure the tile reader on the real validation split (a script, not a test)::
 
-    python -m training.evaluate reader [--data PATH] [--weights models/reader.pt] [--json OUT.json]
+    python -m training.evaluate reader [--data PATH] [--weights models/reader.onnx] [--json OUT.json]
     python -m training.evaluate detector ...     (runs training.evaluate_detector)
 
 Figures, each with and without rule-aware decoding where that applies:
@@ -8,7 +8,7 @@ Figures, each with and without rule-aware decoding where that applies:
 * the classifier alone on crops cut at the labelled boxes: accuracy, accuracy with the crop
   turned by a quarter, half and three-quarter turn, per-class accuracy, the confusion pairs;
 * the same crops decoded with the rules (melds from the layout of the labelled boxes);
-* end to end (detector + layout + reader + decoding, when ``models/detector.pt`` exists): tile
+* end to end (detector + layout + reader + decoding, when the detector model exists): tile
   precision/recall/F1 of the multiset read against the labels, photos read exactly, melds read
   exactly, seconds per photo, and seconds per 12 MP photo (a validation photo upscaled).
 
@@ -262,13 +262,13 @@ def time_large_photo(
 def evaluate_reader(
     real_root: Path, weights: Path | None = None, end_to_end: bool = True, detector_weights: Path | None = None
 ) -> dict:
-    from vision.detector import DEFAULT_WEIGHTS as DETECTOR_WEIGHTS
+    from vision.model_files import model_path
     from vision.reader import load_reader
 
     reader = load_reader(weights)
     photos = load_real_split(real_root, "valid")
     report: dict = {"split": str(Path(real_root) / "valid"), "classifier": evaluate_classifier(photos, reader)}
-    if end_to_end and (detector_weights or DETECTOR_WEIGHTS).is_file():
+    if end_to_end and Path(detector_weights or model_path("detector")).is_file():
         report["end_to_end"] = evaluate_end_to_end(photos, reader, detector_weights)
         busiest = max(photos, key=lambda p: len(p.tiles))
         report["end_to_end"]["seconds_per_12mp_photo"] = time_large_photo(busiest, 3, detector_weights, weights)
@@ -320,8 +320,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parser = argparse.ArgumentParser(prog="python -m training.evaluate reader")
     parser.add_argument("--data", type=Path, default=DEFAULT_REAL, help="rummikub-real root (its valid split is used)")
-    parser.add_argument("--weights", type=Path, help="reader weights (default: models/reader.pt)")
-    parser.add_argument("--detector", type=Path, help="detector weights (default: models/detector.pt)")
+    parser.add_argument("--weights", type=Path, help="reader model (default: the shipped reader.onnx)")
+    parser.add_argument("--detector", type=Path, help="detector model (default: the shipped detector.onnx)")
     parser.add_argument("--classifier-only", action="store_true", help="skip the end-to-end part")
     parser.add_argument("--json", type=Path, help="also write the full report here")
     args = parser.parse_args(argv[1:])

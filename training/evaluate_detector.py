@@ -1,6 +1,6 @@
 """Evaluate the tile detector and the meld layout; print the figures the model card records.
 
-``python -m training.evaluate_detector [--real ../shared/datasets/rummikub-real] [--weights models/detector.pt]
+``python -m training.evaluate_detector [--real ../shared/datasets/rummikub-real] [--weights models/detector.onnx]
 [--synthetic 20] [--big 6] [--big-synthetic 6] [--seed 12345] [--melds-only] [--melds-split valid|train|both]
 [--annotations datasets/real_melds.yaml]``
 
@@ -30,7 +30,8 @@ import numpy as np
 
 from training.annotate_melds import DEFAULT_ANNOTATIONS, PhotoMelds, label_boxes, load_annotations, photo_files
 from vision.detections import Detections, box_iou
-from vision.detector import DEFAULT_WEIGHTS, detect_tiles
+from vision.detector import detect_tiles
+from vision.model_files import model_path
 from vision.images import load_image
 from vision.layout import group_into_melds
 from training.train_detector import REPO_ROOT, polygon_line_to_box
@@ -229,7 +230,7 @@ def _letterbox_to_12mp(image: np.ndarray) -> tuple[np.ndarray, tuple[int, int, f
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.evaluate_detector", description=__doc__.split("\n")[0])
     parser.add_argument("--real", type=Path, default=REPO_ROOT.parent / "shared" / "datasets" / "rummikub-real")
-    parser.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS)
+    parser.add_argument("--weights", type=Path, default=model_path("detector"))
     parser.add_argument("--conf", type=float, default=0.35)
     parser.add_argument("--imgsz", type=int, default=640, help="network input size for the real and synthetic sets")
     parser.add_argument("--synthetic", type=int, default=20, help="fresh synthetic scenes (0: skip)")

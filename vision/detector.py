@@ -1,10 +1,9 @@
-"""Find every tile in a photo: the one-class YOLO detector, at a resolution that suits the photo.
+"""Find every tile in a photo: the one-class YOLO detector (ONNX Runtime), at a resolution that suits the photo.
 
 API::
 
     detect_tiles(image, *, weights=None, conf=0.35, imgsz=640, tiling="auto") -> Detections
-    load_detector(weights=None)        # cached (functools.lru_cache): loaded once per process
-    DetectorNotFoundError(FileNotFoundError)
+    load_detector(weights=None)        # the ONNX session, opened once per process
 
 ``image`` is a BGR uint8 array as :func:`vision.images.load_image` returns (any size: a 12 MP
 photo, portrait or landscape, or a small screenshot). Boxes come back in that image's pixels.
@@ -19,22 +18,23 @@ with the global pass by NMS. ``tiling="never"`` / ``"always"`` force either beha
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import numpy as np
 
-from training import yolo_env
+from vision import yolo_io
 from vision.detections import Detections
+from vision.model_files import ModelFile, open_model
 
-__all__ = ["detect_tiles", "drop_duplicates_and_fragments", "load_detector", "DetectorNotFoundError", "DEFAULT_WEIGHTS", "TARGET_TILE_PX", "windows"]
+__all__ = ["detect_tiles", "drop_duplicates_and_fragments", "load_detector", "TARGET_TILE_PX", "windows"]
 
-DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "detector.pt"
 #: Tile height (pixels in the network input) below which the detector starts to miss tiles.
 SMALL_TILE_PX = 22.0
 #: Tile height a tiled pass aims for in each window's network input.
 TARGET_TILE_PX = 32.0
 _SURE_CONF = 0.25
+_NMS_IOU = 0.6
+_MAX_DET = 500
 _MERGE_IOU = 0.5
 _MERGE_OVERLAP = 0.75
 _TILING_MODES = ("auto", "never", "always")
@@ -44,29 +44,21 @@ _MIN_TILES_FOR_SIZE = 5
 _TYPICAL_TILE_PERCENTILE = 75
 
 
-class DetectorNotFoundError(FileNotFoundError):
-    """The detector weights are missing (train them or fetch the release; see models/detector.md)."""
+def load_detector(weights: str | Path | None = None) -> ModelFile:
+    """The detector's ONNX session (default: the shipped ``detector.onnx``), opened once per process.
+
+    Raises :class:`vision.model_files.ModelFileError` when the file is missing or damaged.
+    """
+    return open_model("detector", weights)
 
 
-@functools.lru_cache(maxsize=2)
-def load_detector(weights: str | Path | None = None):
-    """The ultralytics model for ``weights`` (default: the shipped ``models/detector.pt``), loaded once."""
-    path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
-    if not path.is_file():
-        raise DetectorNotFoundError(f"tile detector weights not found: {path} (see models/detector.md)")
-    yolo_env.configure_threads()
-    from ultralytics import YOLO
-
-    return YOLO(str(path), task="detect")
-
-
-def _predict(model, images: list[np.ndarray], imgsz: int, conf: float) -> list[Detections]:
-    """Run the model; convert ultralytics Results to Detections here and nowhere else."""
-    results = model.predict(images, imgsz=imgsz, conf=conf, iou=0.6, max_det=500, verbose=False, device="cpu")
+def _predict(model: ModelFile, images: list[np.ndarray], imgsz: int, conf: float) -> list[Detections]:
+    """Run the detector on each image (letterboxed to ``imgsz``); boxes in each image's pixels."""
     out = []
-    for result in results:
-        boxes = result.boxes
-        out.append(Detections(boxes.xyxy.cpu().numpy(), boxes.conf.cpu().numpy()))
+    for image in images:
+        blob, geometry = yolo_io.letterbox(image, imgsz, model.stride)
+        raw = model.session.run(None, {model.input_name: blob})[0]  # type: ignore[attr-defined]
+        out.append(yolo_io.decode(raw, geometry, conf, _NMS_IOU, _MAX_DET))
     return out
 
 

@@ -27,6 +27,9 @@ ImageSource = str | Path | bytes | BinaryIO | np.ndarray
 #: Alternatives listed per tile: the classifier's next labels at or above this probability.
 ALTERNATIVES = 3
 ALTERNATIVE_MIN_PROB = 0.01
+#: A detection the reader calls "not a tile" more likely than a tile is dropped (readers with
+#: a ``not-tile`` class only; otherwise every detection is a tile).
+MIN_TILE_PROB = 0.5
 
 
 def _as_image(image: ImageSource) -> np.ndarray:
@@ -106,34 +109,38 @@ def read(
     """Read every tile in a photo of the table (``kind="table"``) or of a rack (``"rack"``).
 
     ``image`` is a path, bytes, a file object, or a BGR uint8 array; the weights default to the
-    shipped ``models/detector.pt`` and ``models/reader.pt``. Raises
-    :class:`vision.images.ImageError` for what is not a readable photo, and the detector's or
-    reader's not-found errors when the models are missing.
+    shipped ``detector.onnx`` and ``reader.onnx`` (see :mod:`vision.model_files`). Raises
+    :class:`vision.images.ImageError` for what is not a readable photo and
+    :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
     from vision.detector import detect_tiles
     from vision.layout import group_into_melds
-    from vision.reader import load_reader, read_tiles
+    from vision.reader import load_reader, read_boxes
 
     reading_kind = ReadingKind(kind)
     photo = _as_image(image)
-    detections = detect_tiles(photo, weights=detector_weights)
-    reader = load_reader(reader_weights)
-    probs = read_tiles(photo, detections.boxes, reader)
+    found = detect_tiles(photo, weights=detector_weights)
+    seen = read_boxes(photo, found.boxes, load_reader(reader_weights))
+    is_tile = seen.tile_prob >= MIN_TILE_PROB
+    detections = found[is_tile]
     groups = group_into_melds(detections, reading_kind.value)
     height, width = photo.shape[:2]
-    return build_reading(detections, probs, groups, reading_kind, rules, (width, height), settings)
+    return build_reading(detections, seen.probs[is_tile], groups, reading_kind, rules, (width, height), settings)
 
 
 def warm_up() -> None:
-    """Load both models now (the app calls this once), so the first photo is not slow.
+    """Open both models and read one blank photo, so that the first real photo is not slower.
 
-    Raises the detector's or reader's not-found error when a model is missing.
+    The app runs this once per server process, in the background, at start-up. Raises
+    :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
-    from vision.detector import load_detector
-    from vision.reader import load_reader
+    from vision.detector import detect_tiles, load_detector
+    from vision.reader import load_reader, read_crops
 
     load_detector()
-    load_reader()
+    reader = load_reader()
+    detect_tiles(np.full((320, 320, 3), 128, np.uint8))
+    read_crops(np.full((1, reader.imgsz, reader.imgsz, 3), 128, np.uint8), reader)
 
 
 # --- drawing ---------------------------------------------------------------------------------

@@ -1,18 +1,20 @@
 """The tile reader: crops in, 53-way probabilities out, in the solver's tile-index order.
 
-The classifier is an ultralytics YOLO classification model (``models/reader.pt``), but only its
-torch module is used here: crops are batched straight into it, which is both faster and
-independent of ultralytics' prediction front end. Its class names (``red-7``, ``joker``, or the
-dataset's ``red_7``) are mapped to tile indices once, with :func:`solver.tiles.parse_tile`.
+The classifier is a YOLOv8n-cls model trained with ultralytics and exported to ONNX
+(``models/reader.onnx``, :mod:`training.export`); it runs on ONNX Runtime. Its class names
+(``red-7``, ``joker``, or the dataset's ``red_7``) are mapped to tile indices once, with
+:func:`solver.tiles.parse_tile`. A model may have one more class, ``not-tile`` (trained on what
+the detector mistakes for tiles); its probability is reported apart (:attr:`CropReading.tile_prob`)
+and the 53 tile probabilities are renormalised among themselves.
 
 Each crop is read in its four quarter turns and the probabilities averaged (test-time
 augmentation): the model was trained on every orientation, and averaging cancels the
-orientation it happens to read worst.
+orientation it happens to read worst. The export also gives the head's pooled features, the
+tile's embedding, averaged the same way (what calibration to a player's own set works on).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,15 +23,13 @@ import numpy as np
 
 from solver.tiles import NUM_KINDS, NotationError, parse_tile
 from vision.crops import PAD_FRACTION, Box, crop_tiles
+from vision.model_files import ModelFile, open_model
 
-DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "reader.pt"
+#: The optional extra class of a reader: what looked like a tile to the detector but is not.
+NOT_TILE = "not-tile"
 #: Margins (share of a box's longer side) each tile is cut with and read at (see read_tiles).
 READ_PADS = (0.0, PAD_FRACTION / 2, PAD_FRACTION, PAD_FRACTION * 1.5)
 _BATCH = 256
-
-
-class ReaderNotFoundError(FileNotFoundError):
-    """The reader's weights are missing (train them: ``python -m training.train reader``)."""
 
 
 class ReaderModelError(ValueError):
@@ -38,78 +38,105 @@ class ReaderModelError(ValueError):
 
 @dataclass(frozen=True, eq=False)
 class TileReader:
-    """A loaded classifier, its input size, and where each of its classes goes in tile order."""
+    """An open classifier, its input size, and where each of its classes goes in tile order."""
 
-    module: object
+    model: ModelFile
     imgsz: int
-    #: ``to_tile[c]`` is the tile index of the model's class ``c``.
+    #: ``to_tile[c]`` is the tile index of the model's class ``c``; -1 for :data:`NOT_TILE`.
     to_tile: tuple[int, ...]
 
 
+@dataclass(frozen=True, eq=False)
+class CropReading:
+    """What the reader says of n crops (each averaged over its views)."""
+
+    #: (n, 53) tile probabilities in tile-index order; each row sums to 1.
+    probs: np.ndarray
+    #: (n,) probability that the crop shows a tile at all (1.0 for a reader without NOT_TILE).
+    tile_prob: np.ndarray
+    #: (n, d) the head's pooled features.
+    embeddings: np.ndarray
+
+
 def class_order(names: dict[int, str] | Sequence[str]) -> tuple[int, ...]:
-    """Tile index for each of the model's classes; every tile must be covered exactly once."""
+    """Tile index for each of the model's classes (-1 for ``not-tile``); every tile exactly once."""
     items = names.items() if isinstance(names, dict) else enumerate(names)
     try:
-        order = [parse_tile(name).index for _, name in sorted(items)]
+        order = [-1 if name == NOT_TILE else parse_tile(name).index for _, name in sorted(items)]
     except NotationError as error:
         raise ReaderModelError(f"the model has a class that is not a tile: {error.token!r}") from error
-    if sorted(order) != list(range(NUM_KINDS)):
-        raise ReaderModelError(f"the model's classes are not the {NUM_KINDS} tiles: {list(names)}")
+    tiles = [i for i in order if i >= 0]
+    if sorted(tiles) != list(range(NUM_KINDS)) or len(order) - len(tiles) > 1:
+        raise ReaderModelError(f"the model's classes are not the {NUM_KINDS} tiles (and at most {NOT_TILE!r}): {list(names)}")
     return tuple(order)
 
 
-@functools.lru_cache(maxsize=2)
 def load_reader(weights: str | Path | None = None) -> TileReader:
-    """Load ``weights`` (default: the shipped ``models/reader.pt``) once per process."""
-    path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
-    if not path.is_file():
-        raise ReaderNotFoundError(f"tile reader weights not found: {path} (see models/reader.md)")
-    from training import yolo_env
+    """The reader (default: the shipped ``reader.onnx``), opened once per process.
 
-    yolo_env.configure_threads()
-    from ultralytics import YOLO
+    Raises :class:`vision.model_files.ModelFileError` when the file is missing or damaged and
+    :class:`ReaderModelError` when its classes are not the tiles.
+    """
+    model = open_model("reader", weights)
+    return TileReader(model, model.imgsz, class_order(model.names))
 
-    model = YOLO(str(path), task="classify")
-    module = model.model
-    module.eval()
-    imgsz = model.overrides.get("imgsz") or getattr(module, "args", {}).get("imgsz", 64)
-    imgsz = int(imgsz[0] if isinstance(imgsz, (list, tuple)) else imgsz)
-    return TileReader(module, imgsz, class_order(module.names))
+
+def read_crops(crops: np.ndarray, reader: TileReader, rotations: bool = True) -> CropReading:
+    """Read BGR crops shaped (n, s, s, 3), s = ``reader.imgsz``, in their four quarter turns."""
+    if crops.ndim != 4 or crops.shape[-1] != 3:
+        raise ValueError(f"expected (n, size, size, 3) BGR crops, got shape {crops.shape}")
+    n = len(crops)
+    classes = len(reader.to_tile)
+    session, input_name = reader.model.session, reader.model.input_name
+    total = np.zeros((n, classes), dtype=np.float64)
+    features = None
+    turns = (0, 1, 2, 3) if rotations else (0,)
+    rgb = crops[..., ::-1]
+    for start in range(0, n, _BATCH):
+        batch = rgb[start : start + _BATCH]
+        for k in turns:
+            view = np.rot90(batch, k, axes=(1, 2)) if k else batch
+            blob = np.ascontiguousarray(view.transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+            probs, embedding = session.run(None, {input_name: blob})  # type: ignore[attr-defined]
+            if features is None:
+                features = np.zeros((n, embedding.shape[1]), dtype=np.float64)
+            total[start : start + len(batch)] += probs
+            features[start : start + len(batch)] += embedding
+    total /= len(turns)
+    tile_columns = [c for c, t in enumerate(reader.to_tile) if t >= 0]
+    out = np.zeros((n, NUM_KINDS), dtype=np.float64)
+    out[:, [reader.to_tile[c] for c in tile_columns]] = total[:, tile_columns]
+    tile_prob = out.sum(axis=1)
+    out /= np.maximum(tile_prob, 1e-12)[:, None]
+    embeddings = features / len(turns) if features is not None else np.zeros((0, 0))
+    return CropReading(out, np.clip(tile_prob, 0.0, 1.0), embeddings)
 
 
 def classify(crops: np.ndarray, reader: TileReader, rotations: bool = True) -> np.ndarray:
-    """Probabilities (n x 53, tile-index order) for BGR crops shaped (n, s, s, 3), s = ``reader.imgsz``."""
-    import torch
-
-    if crops.ndim != 4 or crops.shape[-1] != 3:
-        raise ValueError(f"expected (n, size, size, 3) BGR crops, got shape {crops.shape}")
-    out = np.zeros((len(crops), NUM_KINDS), dtype=np.float64)
-    if len(crops) == 0:
-        return out
-    turns = (0, 1, 2, 3) if rotations else (0,)
-    rgb = np.ascontiguousarray(crops[..., ::-1])
-    with torch.inference_mode():
-        for start in range(0, len(rgb), _BATCH):
-            batch = torch.from_numpy(rgb[start : start + _BATCH]).permute(0, 3, 1, 2).float() / 255.0
-            total = None
-            for k in turns:
-                result = reader.module(torch.rot90(batch, k, dims=(2, 3)) if k else batch)
-                probs = result[0] if isinstance(result, (tuple, list)) else result
-                total = probs if total is None else total + probs
-            assert total is not None
-            out[start : start + len(batch), list(reader.to_tile)] = (total / len(turns)).double().numpy()
-    return out / out.sum(axis=1, keepdims=True)
+    """Probabilities (n x 53, tile-index order) for BGR crops shaped (n, s, s, 3)."""
+    return read_crops(crops, reader, rotations).probs
 
 
-def read_tiles(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, reader: TileReader | None = None) -> np.ndarray:
-    """Probabilities (n x 53, tile-index order) for the tiles in ``boxes`` of a BGR photo.
+def read_boxes(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, reader: TileReader | None = None) -> CropReading:
+    """The reader's view of the tiles in ``boxes`` of a BGR photo, each read at several margins.
 
-    Each tile is read at every margin in :data:`READ_PADS` and the probabilities averaged: the
+    Each tile is read at every margin in :data:`READ_PADS` and the results averaged: the
     detector's boxes run a few pixels looser or tighter than the labelled boxes the reader learnt
     from, and on small tiles that shrinks or cuts the digit enough to turn a 12 into a 10; a
     single margin also flips a tile between two readings on a pixel's change of its box.
     """
     reader = reader or load_reader()
+    n, views = len(boxes), len(READ_PADS)
     crops = np.concatenate([crop_tiles(image, boxes, reader.imgsz, pad) for pad in READ_PADS])
-    # classify normalises each row, so the mean over margins is a distribution already.
-    return classify(crops, reader).reshape(len(READ_PADS), len(boxes), NUM_KINDS).mean(axis=0)
+    read = read_crops(crops, reader)
+    # each row is a distribution, so the mean over margins is one too.
+    return CropReading(
+        read.probs.reshape(views, n, NUM_KINDS).mean(axis=0),
+        read.tile_prob.reshape(views, n).mean(axis=0),
+        read.embeddings.reshape(views, n, -1).mean(axis=0) if n else np.zeros((0, 0)),
+    )
+
+
+def read_tiles(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, reader: TileReader | None = None) -> np.ndarray:
+    """Probabilities (n x 53, tile-index order) for the tiles in ``boxes`` (see :func:`read_boxes`)."""
+    return read_boxes(image, boxes, reader).probs

@@ -1,0 +1,53 @@
+"""``rummikub app``: start the Streamlit app from wherever the package is installed.
+
+``streamlit run app/main.py`` in a checkout reads ``.streamlit/config.toml`` from the folder it
+starts in; an installed package has no such folder, so the launcher passes the same settings
+as command-line flags (:data:`SETTINGS`; a test keeps the two equal).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+MAIN = Path(__file__).resolve().with_name("main.py")
+
+#: The app's Streamlit settings, section.key -> value (as in ``.streamlit/config.toml``).
+SETTINGS: Mapping[str, object] = {
+    "server.headless": True,
+    "server.maxUploadSize": 25,
+    "server.maxMessageSize": 50,
+    "server.enableXsrfProtection": True,
+    "browser.gatherUsageStats": False,
+    "client.toolbarMode": "minimal",
+    "client.showErrorDetails": "none",
+    "runner.magicEnabled": False,
+    "theme.base": "light",
+}
+
+
+def _flag_value(value: object) -> str:
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def streamlit_command(port: int | None = None, address: str | None = None, extra: Sequence[str] = ()) -> list[str]:
+    """The command that serves the app: this Python's Streamlit, the packaged ``main.py``, our settings."""
+    command = [sys.executable, "-m", "streamlit", "run", str(MAIN)]
+    settings = dict(SETTINGS)
+    if port is not None:
+        settings["server.port"] = port
+    if address is not None:
+        settings["server.address"] = address
+    for key, value in settings.items():
+        command += [f"--{key}", _flag_value(value)]
+    return command + list(extra)
+
+
+def serve(port: int | None = None, address: str | None = None) -> int:
+    """Run the app until it is stopped (Ctrl+C); return Streamlit's exit status."""
+    try:
+        return subprocess.call(streamlit_command(port, address))
+    except KeyboardInterrupt:
+        return 0

@@ -1,0 +1,90 @@
+"""Finding and opening the tile models: the shipped files, $RUMMIKUB_MODELS_DIR, clear errors."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from solver.i18n import error_text
+from vision import model_files
+from vision.model_files import MODELS_DIR_ENV, ModelFileError, model_path, open_model
+
+ROOT = Path(__file__).resolve().parents[1]
+shipped = pytest.mark.skipif(
+    not model_path("detector").is_file() or not model_path("reader").is_file(), reason="the ONNX models are not shipped"
+)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    model_files._open.cache_clear()
+    yield
+    model_files._open.cache_clear()
+
+
+def test_the_shipped_models_are_package_data_of_models():
+    assert model_path("detector").name == "detector.onnx"
+    assert model_path("detector").parent == Path(__import__("models").__file__).parent
+    with pytest.raises(ValueError, match="unknown model"):
+        model_path("../etc")
+
+
+def test_the_environment_variable_points_at_other_weights(tmp_path, monkeypatch):
+    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))
+    assert model_path("reader") == tmp_path / "reader.onnx"
+    with pytest.raises(ModelFileError) as caught:
+        open_model("reader")
+    text = str(caught.value)
+    assert str(tmp_path / "reader.onnx") in text and MODELS_DIR_ENV in text and "missing" in text
+
+
+def test_a_damaged_file_is_one_clear_translated_error(tmp_path):
+    bad = tmp_path / "detector.onnx"
+    bad.write_bytes(b"\x08\x07 not a model at all" * 10)
+    with pytest.raises(ModelFileError) as caught:
+        open_model("detector", bad)
+    assert str(bad) in str(caught.value) and MODELS_DIR_ENV in str(caught.value)
+    ukrainian = error_text(caught.value, "uk")
+    assert ukrainian != str(caught.value) and str(bad) in ukrainian and MODELS_DIR_ENV in ukrainian
+
+
+@shipped
+def test_a_model_of_the_other_kind_is_refused(tmp_path):
+    swapped = tmp_path / "detector.onnx"
+    shutil.copy(model_path("reader"), swapped)
+    with pytest.raises(ModelFileError, match="not the right model"):
+        open_model("detector", swapped)
+
+
+@shipped
+def test_the_shipped_models_carry_their_metadata():
+    detector, reader = open_model("detector"), open_model("reader")
+    assert detector.names == ("tile",) and detector.imgsz == 640 and detector.stride == 32
+    assert len(reader.names) in (53, 54) and reader.imgsz == 64
+
+
+@shipped
+def test_reading_a_photo_imports_neither_torch_nor_ultralytics(tmp_path):
+    script = (
+        "import sys, numpy as np, cv2, vision\n"
+        "image = np.full((480, 640, 3), 90, np.uint8)\n"
+        "cv2.rectangle(image, (100, 100), (160, 190), (235, 235, 235), -1)\n"
+        "vision.read(image)\n"
+        "heavy = sorted(m for m in ('torch', 'ultralytics', 'torchvision') if m in sys.modules)\n"
+        "print(','.join(heavy) or 'none')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "none"
+
+
+def test_thread_count_follows_the_environment(monkeypatch):
+    monkeypatch.setenv(model_files.THREADS_ENV, "3")
+    assert model_files.threads() == 3
+    monkeypatch.setenv(model_files.THREADS_ENV, "lots")
+    assert model_files.threads() >= 1

@@ -1,0 +1,172 @@
+"""``python -m training.export [detector|reader|all]``: trained ultralytics weights -> ONNX files.
+
+The runtime (:mod:`vision`) reads photos with ONNX Runtime only; this is the one place where the
+trained ``.pt`` files become the shipped ``models/*.onnx``. Each file carries its own metadata
+(JSON in the ONNX ``metadata_props``), which the runtime checks when it loads the file:
+
+* ``rummikub.model``: ``detector`` or ``reader``;
+* ``rummikub.names``: the class names in output order (the reader's 53 tiles, and optionally
+  ``not-tile``);
+* ``rummikub.imgsz`` / ``rummikub.stride``: the input size it was trained at and the stride a
+  letterboxed input is padded to;
+* ``rummikub.source``: the ``.pt`` file's name and SHA-256, so a model card can say exactly which
+  weights a shipped file came from.
+
+The detector is exported by ultralytics' own exporter (dynamic height and width, so the
+runtime can feed the same minimum-rectangle letterbox ultralytics' predictor uses). The reader is
+exported through a small wrapper that returns the class probabilities *and* the head's pooled
+features (the tile embedding that calibration to a player's own set works on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+MODELS = REPO_ROOT / "models"
+OPSET = 17
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _write_metadata(onnx_path: Path, model: str, names: list[str], imgsz: int, stride: int, source: Path) -> None:
+    import onnx
+
+    proto = onnx.load(str(onnx_path))
+    entries = {
+        "rummikub.model": model,
+        "rummikub.names": json.dumps(names),
+        "rummikub.imgsz": str(imgsz),
+        "rummikub.stride": str(stride),
+        "rummikub.source": json.dumps({"file": source.name, "sha256": _sha256(source)}),
+    }
+    kept = [p for p in proto.metadata_props if not p.key.startswith("rummikub.")]
+    del proto.metadata_props[:]
+    proto.metadata_props.extend(kept)
+    for key, value in entries.items():
+        proto.metadata_props.add(key=key, value=value)
+    onnx.save(proto, str(onnx_path))
+
+
+def _names(names: dict[int, str] | list[str]) -> list[str]:
+    return [names[i] for i in sorted(names)] if isinstance(names, dict) else list(names)
+
+
+def export_detector(source: Path, out: Path, imgsz: int = 640) -> Path:
+    """Export the one-class tile detector with dynamic input height and width."""
+    from training import yolo_env  # noqa: F401  (offline, no auto-install; before ultralytics)
+    from ultralytics import YOLO
+
+    with tempfile.TemporaryDirectory() as tmp:
+        staged = Path(tmp) / source.name
+        shutil.copy2(source, staged)  # ultralytics writes the .onnx beside its input
+        model = YOLO(str(staged), task="detect")
+        exported = Path(model.export(format="onnx", dynamic=True, simplify=True, imgsz=imgsz, opset=OPSET, device="cpu"))
+        stride = int(max(model.model.stride))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.move(str(exported), out)
+    _write_metadata(out, "detector", _names(model.names), imgsz, stride, source)
+    return out
+
+
+def reader_with_embedding(model):
+    """A torch module: crops (n, 3, s, s, RGB 0..1) -> (probabilities, pooled head features).
+
+    It runs the classification model's layers exactly as ultralytics' forward does, then splits
+    the ``Classify`` head after its pooling, so the embedding comes out beside the probabilities.
+    """
+    import torch
+
+    class ReaderWithEmbedding(torch.nn.Module):
+        def __init__(self, classifier) -> None:
+            super().__init__()
+            self.layers = classifier.model
+            self.save = set(classifier.save)
+
+        def forward(self, x):
+            outputs: list = []
+            for layer in self.layers[:-1]:
+                x = self._inputs(layer, x, outputs)
+                x = layer(x)
+                outputs.append(x if layer.i in self.save else None)
+            head = self.layers[-1]
+            x = self._inputs(head, x, outputs)
+            if isinstance(x, list):
+                x = torch.cat(x, 1)
+            embedding = head.pool(head.conv(x)).flatten(1)
+            return head.linear(embedding).softmax(1), embedding
+
+        @staticmethod
+        def _inputs(layer, x, outputs):
+            if layer.f == -1:
+                return x
+            if isinstance(layer.f, int):
+                return outputs[layer.f]
+            return [x if j == -1 else outputs[j] for j in layer.f]
+
+    return ReaderWithEmbedding(model).eval()
+
+
+def export_reader(source: Path, out: Path) -> Path:
+    """Export the tile reader (dynamic batch) with its probabilities and embeddings as outputs."""
+    from training import yolo_env  # noqa: F401
+    import torch
+    from ultralytics import YOLO
+
+    model = YOLO(str(source), task="classify")
+    classifier = model.model.float().eval()
+    imgsz = model.overrides.get("imgsz") or getattr(classifier, "args", {}).get("imgsz", 64)
+    imgsz = int(imgsz[0] if isinstance(imgsz, (list, tuple)) else imgsz)
+    wrapper = reader_with_embedding(classifier)
+    sample = torch.rand(2, 3, imgsz, imgsz, generator=torch.Generator().manual_seed(0))
+    with torch.inference_mode():
+        expected = classifier(sample)
+        expected = expected[0] if isinstance(expected, (tuple, list)) else expected
+        probs, _ = wrapper(sample)
+    if not torch.allclose(probs, expected, atol=1e-5):
+        raise RuntimeError("the reader wrapper does not reproduce the classifier's probabilities")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    torch.onnx.export(
+        wrapper,
+        (sample,),
+        str(out),
+        input_names=["images"],
+        output_names=["probs", "embedding"],
+        dynamic_axes={"images": {0: "batch"}, "probs": {0: "batch"}, "embedding": {0: "batch"}},
+        opset_version=OPSET,
+        dynamo=False,
+    )
+    _write_metadata(out, "reader", _names(classifier.names), imgsz, 1, source)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.export", description=__doc__.split("\n")[0])
+    parser.add_argument("model", choices=("detector", "reader", "all"), nargs="?", default="all")
+    parser.add_argument("--from", dest="source", type=Path, help="the .pt to export (default: models/<model>.pt)")
+    parser.add_argument("--out", type=Path, help="where to write the .onnx (default: models/<model>.onnx)")
+    args = parser.parse_args(argv)
+    chosen = ("detector", "reader") if args.model == "all" else (args.model,)
+    if len(chosen) > 1 and (args.source or args.out):
+        parser.error("--from and --out name one model: give detector or reader")
+    for name in chosen:
+        source = args.source or MODELS / f"{name}.pt"
+        out = args.out or MODELS / f"{name}.onnx"
+        if not source.is_file():
+            print(f"no weights to export: {source}", file=sys.stderr)
+            return 1
+        (export_detector if name == "detector" else export_reader)(source, out)
+        print(f"{name}: {source} -> {out} ({out.stat().st_size / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
