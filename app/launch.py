@@ -7,7 +7,6 @@ as command-line flags (:data:`SETTINGS`; a test keeps the two equal).
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,8 +32,8 @@ def _flag_value(value: object) -> str:
 
 
 def streamlit_command(port: int | None = None, address: str | None = None, extra: Sequence[str] = ()) -> list[str]:
-    """The command that serves the app: this Python's Streamlit, the packaged ``main.py``, our settings."""
-    command = [sys.executable, "-m", "streamlit", "run", str(MAIN)]
+    """The Streamlit command line that serves the app: ``streamlit run`` the packaged ``main.py``, our settings."""
+    command = ["streamlit", "run", str(MAIN)]
     settings = dict(SETTINGS)
     if port is not None:
         settings["server.port"] = port
@@ -46,8 +45,15 @@ def streamlit_command(port: int | None = None, address: str | None = None, extra
 
 
 def serve(port: int | None = None, address: str | None = None) -> int:
-    """Run the app until it is stopped (Ctrl+C); return Streamlit's exit status."""
+    """Run the app in this process until it is stopped (Ctrl+C); return Streamlit's exit status.
+
+    In this process rather than a child, so that stopping ``rummikub app`` stops the server too.
+    """
+    from streamlit.web import cli as streamlit_cli
+
+    sys.argv = streamlit_command(port, address)
     try:
-        return subprocess.call(streamlit_command(port, address))
-    except KeyboardInterrupt:
-        return 0
+        streamlit_cli.main()
+    except SystemExit as stop:  # click ends the command with SystemExit
+        return stop.code if isinstance(stop.code, int) else 0
+    return 0

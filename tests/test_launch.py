@@ -28,9 +28,9 @@ def test_launcher_settings_equal_the_checkout_config():
 
 def test_command_runs_the_packaged_main_with_every_setting():
     command = launch.streamlit_command(port=8600, address="127.0.0.1")
-    assert command[:5] == [sys.executable, "-m", "streamlit", "run", str(launch.MAIN)]
+    assert command[:3] == ["streamlit", "run", str(launch.MAIN)]
     assert launch.MAIN.is_file() and launch.MAIN.parent.name == "app"
-    pairs = dict(zip(command[5::2], command[6::2]))
+    pairs = dict(zip(command[3::2], command[4::2]))
     assert pairs["--server.maxUploadSize"] == "25" and pairs["--browser.gatherUsageStats"] == "false"
     assert pairs["--server.port"] == "8600" and pairs["--server.address"] == "127.0.0.1"
 
@@ -65,6 +65,10 @@ def test_rummikub_app_serves_the_page_from_another_folder(tmp_path):
                 if time.monotonic() > deadline or process.poll() is not None:
                     raise
                 time.sleep(0.5)
-    finally:
         process.terminate()
         process.wait(timeout=20)
+        with pytest.raises(OSError):  # stopping `rummikub app` stops the server: nothing left serving
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2)
+    finally:
+        if process.poll() is None:
+            process.kill()
