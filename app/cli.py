@@ -11,12 +11,16 @@ Commands::
 
     rummikub solve --table "r4 r5 r6 | k5 b5 o5" --rack "r7 j k13" [--first-turn]
                    [--objective tiles|value] [--json] [--lang en] [rule options]
-    rummikub solve --table-photo T.jpg --rack-photo R.jpg ...   (a photo instead of --table / --rack)
+    rummikub solve --table-photo T.jpg --rack-photo R.jpg ...   (a photo instead of --table / --rack;
+                   --max-photo-mb MB: the largest photo file read, default the app's 25 MB)
     rummikub check --table "r4 r5 r6 | k5 j" [--json] [--lang en] [rule options]
-    rummikub read PHOTO [--kind table|rack] [--annotated OUT.jpg] [--json] [--lang en] [rule options]
+    rummikub read PHOTO [--kind table|rack] [--annotated OUT.jpg] [--max-photo-mb MB] [--json] [--lang en]
+                  [rule options]
     rummikub score --players Ann Bob Cid (--out Ann | --pool-exhausted)
                    --rack Bob="r5 k3" --rack Cid="j" [--not-melded Cid] [--json] [--lang en]
                    [rule options]
+                   (2-4 players; names as solver.players.player_names gives them, and a name in
+                   --rack, --out or --not-melded finds its player whatever its case or spacing)
 
 Rule options (every command): ``--rules PRESET`` (a name from :data:`solver.rules.PRESETS`),
 then each switch overrides that preset: ``--threshold N`` (initial meld points),
@@ -24,8 +28,12 @@ then each switch overrides that preset: ``--threshold N`` (initial meld points),
 ``--no-joker-in-opening``, ``--distinct-group-colours`` / ``--repeated-group-colours``,
 ``--pool-out MODE`` (alias ``--pool-scoring``) and ``--unmelded MODE``.
 
-Exit status: 0 success (``check``: every meld valid); 1 ``check`` found an invalid meld;
-2 bad input (usage, tile notation, impossible tiles, rules, round description).
+Exit status: 0 success (``check``: every meld valid); 1 ``check`` found an invalid meld, or
+stdout was closed before the output was written (``rummikub solve --json | head -c 5``);
+2 bad input (usage, tile notation, impossible tiles, rules, round description, photo).
+
+Stdout carries the command's output alone: whatever a library prints while photos are read
+goes to stderr.
 
 JSON schema (stable; tiles always in canonical notation, ``"red-7"``, ``"joker"``):
 
@@ -79,14 +87,17 @@ With a photo, ``solve`` adds ``"readings": {"table"|"rack": <read JSON>}``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from solver.explain import describe_steps, problem_text
 from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES, error_text, tile_label, tr
 from solver.melds import MeldCheck
 from solver.model import solve
+from solver.players import name_key, player_name, player_names
 from solver.rules import (
     PRESETS,
     ImpossibleStateError,
@@ -114,6 +125,7 @@ from .rules_text import pool_label, preset_label, rules_summary, unmelded_label
 
 EXIT_OK = 0
 EXIT_INVALID_TABLE = 1
+EXIT_BROKEN_PIPE = 1
 EXIT_BAD_INPUT = 2
 
 Handler = Callable[[argparse.Namespace], int]
@@ -270,9 +282,19 @@ def _non_negative(text: str) -> int:
 
 def _named_rack(text: str) -> tuple[str, str]:
     name, sep, tiles = text.partition("=")
-    if not sep or not name.strip():
+    if not sep or not player_name(name):
         raise argparse.ArgumentTypeError(tr('expected NAME="TILES", got {text!r}', text=text))
-    return name.strip(), tiles
+    return name, tiles
+
+
+def _megabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(tr("not a number: {text!r}", text=text)) from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(tr("must be a positive number: {text}", text=text))
+    return value
 
 
 def _add_on_off(
@@ -315,10 +337,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return stop.code if isinstance(stop.code, int) else EXIT_BAD_INPUT
     handler: Handler = args.handler
     try:
-        return handler(args)
-    except INPUT_ERRORS as err:
-        print(tr("rummikub: error: {detail}", args.lang, detail=describe_error(err, args.lang)), file=sys.stderr)
-        return EXIT_BAD_INPUT
+        try:
+            code = handler(args)
+        except INPUT_ERRORS as err:
+            print(tr("rummikub: error: {detail}", args.lang, detail=describe_error(err, args.lang)), file=sys.stderr)
+            code = EXIT_BAD_INPUT
+        sys.stdout.flush()  # here, so a closed pipe is seen while it can still be handled
+    except BrokenPipeError:  # the reader went away (``| head``): nothing more to say to it
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
+    return code
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device, so Python's last flush at exit finds no closed pipe
+    (the recipe in the docs of :mod:`signal`, "Note on SIGPIPE")."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def describe_error(err: Exception, lang: str = DEFAULT_LANGUAGE) -> str:
@@ -527,8 +564,16 @@ def _sorted(tiles: frozenset[Tile]) -> list[Tile]:
 
 def _run_score(args: argparse.Namespace) -> int:
     rules = rules_from(args)
-    outcome: Outcome = PoolExhausted() if args.pool_exhausted else WentOut(args.out)
-    racks = racks_from(args.players, args.rack, outcome, args.lang, not_melded=args.not_melded)
+    players = player_names(args.players)
+    seats = {name_key(p): p for p in players}
+
+    def seat(name: str) -> str:
+        """The player ``name`` means, spelled as in --players (any case or spacing)."""
+        return seats.get(name_key(name), player_name(name))
+
+    outcome: Outcome = PoolExhausted() if args.pool_exhausted else WentOut(seat(args.out))
+    named = [(seat(name), tiles) for name, tiles in args.rack]
+    racks = racks_from(players, named, outcome, args.lang, not_melded=[seat(n) for n in args.not_melded])
     result = score_round(racks, outcome, rules)
     if args.json:
         _emit_json(score_json(result, racks))
@@ -542,7 +587,8 @@ def racks_from(
     not_melded: Sequence[str] = (),
 ) -> list[PlayerRack]:
     """One rack per player from ``--rack NAME=TILES``; only who went out may omit theirs.
-    ``not_melded``: the players who never made the initial meld (not who went out)."""
+    ``not_melded``: the players who never made the initial meld (not who went out). Names
+    are as :func:`solver.players.player_names` gives them."""
     out = outcome.player if isinstance(outcome, WentOut) else None
     for name in not_melded:
         if name not in players:
@@ -634,6 +680,7 @@ def _add_read(commands: argparse._SubParsersAction, common: argparse.ArgumentPar
         "--kind", choices=("table", "rack"), default="table", help=tr("what the photo shows (default: table)")
     )
     cmd.add_argument("--annotated", metavar="OUT.jpg", help=tr("also write the photo with each tile's box and name"))
+    _add_photo_size_option(cmd)
     _add_rule_options(cmd)
     cmd.set_defaults(handler=_run_read)
 
@@ -642,26 +689,60 @@ def _add_photo_options(cmd: argparse.ArgumentParser) -> None:
     """``solve`` takes the table and the rack from photos too (each instead of its text option)."""
     cmd.add_argument("--table-photo", metavar="PHOTO", help=tr("read the table from a photo instead of --table"))
     cmd.add_argument("--rack-photo", metavar="PHOTO", help=tr("read your rack from a photo instead of --rack"))
+    _add_photo_size_option(cmd)
 
 
-def _load_photo(path: str, lang: str):
-    from vision.images import ImageError, load_image
+def _add_photo_size_option(cmd: argparse.ArgumentParser) -> None:
+    """``--max-photo-mb``; its default, ``vision.images.MAX_PHOTO_MB``, is looked up only when
+    a photo is read (importing vision would slow down every other command)."""
+    cmd.add_argument(
+        "--max-photo-mb", type=_megabytes, metavar="MB",
+        help=tr("largest photo file to read, in MB (default: the app's upload limit, 25 MB)"),
+    )
 
+
+@contextlib.contextmanager
+def _library_output_to_stderr() -> Iterator[None]:
+    """Send whatever is printed meanwhile to stderr: ``print`` (``sys.stdout``) and writes to
+    file descriptor 1 alike, so a library's banner or warning while a photo is read never
+    lands in the output a script parses."""
+    stdout = sys.stdout
+    stdout.flush()
     try:
-        return load_image(path)
-    except ImageError as err:
-        raise CliInputError(tr("cannot read the photo {path}: {reason}", lang, path=path, reason=error_text(err, lang))) from err
-
-
-def _read_photo(image, path: str, kind: str, rules: RuleSet, lang: str):
-    """The reading of one photo; missing models become one clear message."""
-    import vision
-    from vision.model_files import ModelFileError
-
+        saved = os.dup(1)
+        os.dup2(2, 1)
+    except OSError:  # no descriptor 1 (a daemon); sys.stdout is still redirected
+        saved = None
     try:
-        return vision.read(image, kind=kind, rules=rules)
-    except ModelFileError as err:
-        raise CliInputError(tr("photo reading is not available: {reason}", lang, reason=error_text(err, lang))) from err
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            stdout.flush()  # what libraries wrote through the original object, to stderr too
+        if saved is not None:
+            os.dup2(saved, 1)
+            os.close(saved)
+
+
+def _read_photo(path: str, kind: str, rules: RuleSet, args: argparse.Namespace):
+    """The photo at ``path`` and its reading; bad photos and missing models become one clear message."""
+    with _library_output_to_stderr():
+        import vision
+        from vision.images import MAX_PHOTO_MB, FileTooLargeError, ImageError, load_image
+        from vision.model_files import ModelFileError
+
+        megabytes = MAX_PHOTO_MB if args.max_photo_mb is None else args.max_photo_mb
+        try:
+            image = load_image(path, max_bytes=max(1, int(megabytes * 1024 * 1024)))
+        except ImageError as err:
+            reason = error_text(err, args.lang)
+            if isinstance(err, FileTooLargeError):
+                reason += " " + tr("(--max-photo-mb raises the limit)", args.lang)
+            raise CliInputError(tr("cannot read the photo {path}: {reason}", args.lang, path=path, reason=reason)) from err
+        try:
+            return image, vision.read(image, kind=kind, rules=rules)
+        except ModelFileError as err:
+            raise CliInputError(tr("photo reading is not available: {reason}", args.lang, reason=error_text(err, args.lang))) from err
 
 
 def _reading_text(reading, lang: str) -> str:
@@ -681,18 +762,18 @@ def _reading_text(reading, lang: str) -> str:
 
 
 def _run_read(args: argparse.Namespace) -> int:
-    image = _load_photo(args.photo, args.lang)
-    reading = _read_photo(image, args.photo, args.kind, rules_from(args), args.lang)
+    image, reading = _read_photo(args.photo, args.kind, rules_from(args), args)
     if not reading.tiles:
         raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.photo))
     if args.annotated:
-        import cv2
-        from vision import annotate
+        with _library_output_to_stderr():
+            import cv2
+            from vision import annotate
 
-        try:
-            written = cv2.imwrite(args.annotated, annotate(image, reading))
-        except cv2.error:
-            written = False
+            try:
+                written = cv2.imwrite(args.annotated, annotate(image, reading))
+            except cv2.error:
+                written = False
         if not written:
             raise CliInputError(tr("cannot write the annotated photo to {path}", args.lang, path=args.annotated))
     if args.json:
@@ -713,11 +794,11 @@ def _photo_position(args: argparse.Namespace, rules: RuleSet) -> tuple[Position,
     readings: dict[str, object] = {}
     table = parse_melds(args.table)
     if args.table_photo:
-        reading = _read_photo(_load_photo(args.table_photo, args.lang), args.table_photo, "table", rules, args.lang)
+        _, reading = _read_photo(args.table_photo, "table", rules, args)
         readings["table"] = reading
         table = reading.table_melds()
     if args.rack_photo:
-        reading = _read_photo(_load_photo(args.rack_photo, args.lang), args.rack_photo, "rack", rules, args.lang)
+        _, reading = _read_photo(args.rack_photo, "rack", rules, args)
         if not reading.tiles:
             raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.rack_photo))
         readings["rack"] = reading

@@ -6,6 +6,13 @@ data, never half a round) and waits on a busy timeout when another session is wr
 mode lets readers carry on while one session writes. The schema version lives in
 ``PRAGMA user_version``; :data:`MIGRATIONS` upgrades older files in place.
 
+The file is marked as this app's with ``PRAGMA application_id`` (:data:`APPLICATION_ID`). An
+existing file is first looked at read-only: one marked by another program, or unmarked but
+holding other tables, is refused and left exactly as it was; an unmarked one with this app's
+tables (made before the mark) is marked and upgraded. When the file exists but cannot be
+written (a read-only folder or file), the store opens it read-only: everything can be read,
+and every write raises :attr:`ScoreStore.read_only` (a :class:`StorageError` saying why).
+
 The file lives under ``$RUMMIKUB_DATA_DIR`` (default: the per-user data directory). It is
 the only place this module touches the file system; nothing a user types or uploads becomes
 a path.
@@ -25,6 +32,7 @@ from typing import Iterator, Sequence
 import platformdirs
 
 from solver.i18n import TranslatableError
+from solver.players import player_names
 from solver.rules import RuleSet
 from solver.scoring import PlayerRack, RoundResult, ScoreSheet
 
@@ -55,6 +63,12 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     ),
 )
 SCHEMA_VERSION = len(MIGRATIONS)
+#: ``PRAGMA application_id`` of this app's score databases: "RmKb" as a big-endian integer.
+APPLICATION_ID = int.from_bytes(b"RmKb", "big")
+#: The tables every version of the schema has (how an unmarked file of this app is known).
+OUR_TABLES = frozenset({"games", "rounds"})
+#: SQLite errors that mean "this file cannot be written here", not "this file is bad".
+_CANNOT_WRITE = ("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM")
 
 
 class StorageError(TranslatableError, RuntimeError):
@@ -89,38 +103,79 @@ def default_database_path() -> Path:
     return Path(base) / DATABASE_NAME
 
 
+def _cannot_write(err: StorageError) -> bool:
+    """Whether ``err`` says the file cannot be written here (rather than that it is bad)."""
+    cause = err.__cause__
+    name = getattr(cause, "sqlite_errorname", "") or ""
+    return isinstance(cause, sqlite3.Error) and name.startswith(_CANNOT_WRITE)
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 class ScoreStore:
-    """Games and their rounds in one SQLite file (created, and upgraded, on first use)."""
+    """Games and their rounds in one SQLite file (created, and upgraded, on first use).
+
+    ``read_only`` is ``None`` when the file can be written, else the :class:`StorageError`
+    every write raises (the app shows it next to the sheet)."""
 
     def __init__(self, path: Path | None = None, busy_timeout_s: float = BUSY_TIMEOUT_S) -> None:
         self.path = Path(path) if path is not None else default_database_path()
         self.busy_timeout_s = busy_timeout_s
+        self.read_only: StorageError | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as err:
             raise StorageError(
                 "cannot create the data directory {path}: {reason}", path=str(self.path.parent), reason=str(err)
             ) from err
-        self._migrate()
+        if self.path.exists():
+            self._check_ours()
+        try:
+            self._migrate()
+        except StorageError as err:
+            if not (self.path.is_file() and _cannot_write(err)):
+                raise
+            self.read_only = StorageError(
+                "the score database {path} cannot be written ({reason}): it can be read, but nothing can be saved",
+                path=str(self.path), reason=str(err.__cause__),
+            )
+            self._check_readable()
 
     # -- connections -------------------------------------------------------------------
 
-    @contextmanager
-    def _connect(self) -> Iterator[sqlite3.Connection]:
+    def _open(self, read_only: bool) -> sqlite3.Connection:
+        """A connection; ``read_only`` never writes the file (nor switches it to WAL)."""
+        if not read_only:
+            return sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None)
+        uri = self.path.resolve().as_uri()
+        conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=self.busy_timeout_s, isolation_level=None)
         try:
-            conn = sqlite3.connect(self.path, timeout=self.busy_timeout_s, isolation_level=None)
+            conn.execute("PRAGMA schema_version").fetchone()  # connecting is lazy: this opens the file
+            return conn
+        except sqlite3.OperationalError as err:
+            conn.close()
+            if not (err.sqlite_errorname or "").startswith(_CANNOT_WRITE):
+                raise
+        # A WAL file in a folder this process cannot write: its shared-memory file cannot be
+        # made, so SQLite reads it only as an unchanging file (a snapshot of the sheet).
+        return sqlite3.connect(f"{uri}?immutable=1", uri=True, timeout=self.busy_timeout_s, isolation_level=None)
+
+    @contextmanager
+    def _connect(self, read_only: bool = False) -> Iterator[sqlite3.Connection]:
+        read_only = read_only or self.read_only is not None
+        try:
+            conn = self._open(read_only)
         except sqlite3.Error as err:
             raise StorageError(
                 "cannot open the score database {path}: {reason}", path=str(self.path), reason=str(err)
             ) from err
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_s * 1000)}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = FULL")
+            if not read_only:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
             yield conn
         except sqlite3.Error as err:
@@ -131,6 +186,8 @@ class ScoreStore:
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
         """A write transaction: all of it lands, or none of it."""
+        if self.read_only is not None:
+            raise StorageError(self.read_only.message, **self.read_only.params)
         with self._connect() as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -139,6 +196,29 @@ class ScoreStore:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
+
+    def _check_ours(self) -> None:
+        """Refuse, without changing a byte of it, a file that is not this app's score database."""
+        with self._connect(read_only=True) as conn:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        new = app_id == 0 and version == 0 and not tables
+        unmarked = app_id == 0 and version > 0 and OUR_TABLES <= tables  # made before the mark
+        if app_id != APPLICATION_ID and not new and not unmarked:
+            raise StorageError(
+                "{path} is not a score database of this app; it was left untouched",
+                path=str(self.path),
+            )
+
+    def _check_readable(self) -> None:
+        """A file opened read-only must already have this app's schema (it cannot be upgraded)."""
+        version = self.schema_version()
+        if version != SCHEMA_VERSION:
+            raise StorageError(
+                "the score database {path} needs an upgrade (schema {version} to {known}) but cannot be written",
+                path=str(self.path), version=version, known=SCHEMA_VERSION,
+            )
 
     def _migrate(self) -> None:
         with self._write() as conn:
@@ -149,6 +229,8 @@ class ScoreStore:
                     "(schema {version}, this app knows {known})",
                     path=str(self.path), version=version, known=SCHEMA_VERSION,
                 )
+            if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             for target in range(version, SCHEMA_VERSION):
                 for statement in MIGRATIONS[target]:
                     conn.execute(statement)
@@ -161,9 +243,9 @@ class ScoreStore:
     # -- games -------------------------------------------------------------------------
 
     def create_game(self, players: Sequence[str], rules: RuleSet) -> Game:
-        """A new, empty game; raises :class:`solver.scoring.ScoringError` for bad names."""
-        players = tuple(p.strip() for p in players)
-        ScoreSheet(players)  # validates: at least two players, names non-empty and distinct
+        """A new, empty game; raises :class:`solver.scoring.ScoringError` for bad names or
+        a player count the game does not have (the rule: :func:`solver.players.player_names`)."""
+        players = player_names(players)
         created = _now()
         with self._write() as conn:
             cursor = conn.execute(

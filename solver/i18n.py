@@ -27,13 +27,14 @@ def translator(lang: str = DEFAULT_LANGUAGE) -> _gettext.NullTranslations:
     return _gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang], fallback=True)
 
 
-def tr(message: str, lang: str = DEFAULT_LANGUAGE, **params: object) -> str:
-    """Translate ``message`` and fill its ``{named}`` parameters."""
+def tr(message: str, lang: str = DEFAULT_LANGUAGE, /, **params: object) -> str:
+    """Translate ``message`` and fill its ``{named}`` parameters. ``message`` and ``lang`` are
+    positional-only, so a template may name its own parameters ``{message}`` or ``{lang}``."""
     text = translator(lang).gettext(message)
     return text.format(**params) if params else text
 
 
-def tr_in(context: str, message: str, lang: str = DEFAULT_LANGUAGE, **params: object) -> str:
+def tr_in(context: str, message: str, lang: str = DEFAULT_LANGUAGE, /, **params: object) -> str:
     """Like :func:`tr` for a message that reads differently in ``context`` (gettext ``msgctxt``)."""
     text = translator(lang).pgettext(context, message)
     return text.format(**params) if params else text

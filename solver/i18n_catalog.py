@@ -54,6 +54,7 @@ FORWARDERS = (
     Forwarder("EditError", 0, "message"),
     Forwarder("PhotoError", 0, "message"),
     Forwarder("ImageError", 0, "message"),
+    Forwarder("FileTooLargeError", 0, "message"),
     Forwarder("Message", 0, "template"),
     # Every subclass of solver.i18n.TranslatableError (tests/test_i18n.py checks the list).
     Forwarder("ScoringError", 0, "message"),

@@ -38,7 +38,13 @@ class UnmeldedScoring(enum.Enum):
 
 
 class RulesError(TranslatableError, ValueError):
-    """A rule set is inconsistent (e.g. a threshold below zero)."""
+    """A rule set is inconsistent (e.g. a threshold below zero) or not modelled by the solver."""
+
+
+#: Most jokers a game may have. The solver's candidate melds (runs of 3-5 and their
+#: extensions, groups of 3-4) hold every move with up to four jokers; with five, a run of one
+#: tile and five jokers has no candidate, so its answers could be wrong yet marked optimal.
+MAX_JOKERS = 4
 
 
 class ImpossibleStateError(TranslatableError, ValueError):
@@ -75,6 +81,10 @@ class RuleSet:
             raise RulesError("copies must be at least 1")
         if self.jokers < 0:
             raise RulesError("jokers cannot be negative")
+        if self.jokers > MAX_JOKERS:
+            raise RulesError(
+                "at most {limit} jokers are supported, not {jokers}", limit=MAX_JOKERS, jokers=self.jokers
+            )
         if self.min_meld_size < 2:
             raise RulesError("a meld has at least 2 tiles")
         if self.initial_meld_threshold < 0:
@@ -167,6 +177,7 @@ __all__ = [
     "CUSTOM",
     "ImpossibleStateError",
     "JOKER",
+    "MAX_JOKERS",
     "PRESETS",
     "PoolOutScoring",
     "RuleSet",

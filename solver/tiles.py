@@ -3,7 +3,8 @@
 Canonical names are ``red-7``, ``black-13`` and ``joker``. Short forms ``r7``, ``k13``
 (k = black, because b is blue), ``b1``, ``o5`` and ``j`` are accepted, case-insensitively;
 ``red_7`` and ``red7`` too, so dataset labels parse. Melds are separated by ``|`` or newlines,
-tiles by spaces or commas.
+tiles by spaces or commas. A tile is written in ASCII letters and digits only: ``r٥`` (an
+Arabic-Indic five), ``r７`` (fullwidth) or ``K7`` with the Kelvin sign are refused, not read.
 """
 
 from __future__ import annotations
@@ -51,13 +52,25 @@ JOKER_INDEX = NUM_NUMBERED_KINDS
 NUM_KINDS = NUM_NUMBERED_KINDS + 1
 
 
+#: Characters of a bad token that messages echo; a longer one is cut and ends in "…" (a pasted
+#: 120 KB line is not shown back in full).
+TOKEN_SHOWN = 20
+
+
+def shown_token(token: str) -> str:
+    """``token`` as a message shows it: at most :data:`TOKEN_SHOWN` characters and "…"."""
+    return token if len(token) <= TOKEN_SHOWN else token[:TOKEN_SHOWN] + "…"
+
+
 class NotationError(ValueError):
-    """A tile or meld could not be parsed; ``token`` is the offending text."""
+    """A tile or meld could not be parsed. ``token`` is the offending text as messages show
+    it (:func:`shown_token`), ``full_token`` all of it."""
 
     def __init__(self, token: str, reason: str = "unknown tile") -> None:
-        super().__init__(f"{reason}: {token!r}")
-        self.token = token
+        self.full_token = token
+        self.token = shown_token(token)
         self.reason = reason
+        super().__init__(f"{reason}: {self.token!r}")
 
 
 @dataclass(frozen=True)
@@ -132,7 +145,7 @@ ALL_NUMBERED: tuple[Tile, ...] = tuple(
 #: Every tile kind in index order: ``ALL_KINDS[t.index] == t``.
 ALL_KINDS: tuple[Tile, ...] = ALL_NUMBERED + (JOKER,)
 
-_TILE_RE = re.compile(r"^(?P<colour>[a-z]+?)[-_]?(?P<number>\d{1,2})$")
+_TILE_RE = re.compile(r"^(?P<colour>[a-z]+?)[-_]?(?P<number>[0-9]{1,2})$", re.ASCII)
 _JOKER_WORDS = {"j", "joker", "jk"}
 _TILE_SPLIT = re.compile(r"[\s,;]+")
 _MELD_SPLIT = re.compile(r"[|\n]+")
@@ -140,9 +153,12 @@ _MELD_SPLIT = re.compile(r"[|\n]+")
 
 def parse_tile(token: str) -> Tile:
     """Parse one tile in canonical or short notation; raise :class:`NotationError` otherwise."""
-    text = token.strip().lower()
+    text = token.strip()
     if not text:
         raise NotationError(token, "empty tile")
+    if not text.isascii():  # checked before lower(): the Kelvin sign "K" lowers to an ASCII "k"
+        raise NotationError(token, "tiles are written in ASCII letters and digits")
+    text = text.lower()
     if text in _JOKER_WORDS:
         return JOKER
     match = _TILE_RE.match(text)

@@ -130,7 +130,9 @@ def test_bad_rack_and_bad_names_are_messages_and_nothing_is_saved(private_databa
     at = new_game(at, "Ann", "", "Ann")
     assert texts(at.error) == ["Cannot start this game: duplicate player names: Ann"]
     at = new_game(at, "Solo")
-    assert texts(at.error) == ["Cannot start this game: a round needs at least 2 players, got 1"]
+    assert texts(at.error) == ["Cannot start this game: a game has 2 to 4 players, not 1"]
+    at = new_game(at, "Jos\u00e9", "Jose\u0301", "ann", "Ann  ")  # NFC and NFD, case and spaces
+    assert texts(at.error) == ["Cannot start this game: duplicate player names: Jos\u00e9, ann"]
     at = new_game(at, "Ann", "Bob")
     play_round(at, "Ann", {1: "r7 q9"}, save=False)
     assert texts(at.error) == ["A rack cannot be read: cannot read tile 'q9' (unknown colour)"]
@@ -211,3 +213,57 @@ def test_the_chosen_game_survives_a_trip_to_the_play_page():
     at.switch_page("views/play.py").run()
     at.switch_page("views/score.py").run()
     assert at.selectbox(key="score_game").value == 1
+
+
+READ_ONLY_APP = """
+import json, os, sys
+from tests.app_helpers import start_app, texts
+
+at = start_app("score")
+report = {"warnings": texts(at.warning), "metrics": {m.label: m.value for m in at.metric},
+          "exception": [str(e) for e in at.exception]}
+for i, name in enumerate(["Dee", "Eve"]):
+    at.text_input(key=f"score_new_player_{i}").input(name)
+next(b for b in at.button if b.label == "Start the game").click().run()
+report["errors"] = texts(at.error)
+print(json.dumps(report))
+"""
+
+
+def test_a_read_only_database_shows_the_sheet_and_says_why_nothing_can_be_saved(private_database, tmp_path):
+    """A data folder that cannot be written (as on a shared or backed-up drive): the saved
+    sheet is shown, with the reason nothing can be saved, and saving says so too."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from solver.rules import STANDARD
+    from solver.scoring import PlayerRack, WentOut, score_round
+    from solver.tiles import parse_tiles
+    from tests.test_storage import _as_unprivileged
+
+    store = ScoreStore(private_database)
+    store.create_game(["Ann", "Bob"], STANDARD)
+    racks = (PlayerRack("Ann", ()), PlayerRack("Bob", parse_tiles("r7")))
+    store.add_round(1, racks, score_round(racks, WentOut("Ann")))
+    root = Path(__file__).resolve().parents[1]
+    os.chmod(tmp_path, 0o555)
+    try:
+        run = subprocess.run(
+            _as_unprivileged([sys.executable, "-c", READ_ONLY_APP]), cwd=root,
+            env=os.environ | {"PYTHONPATH": str(root), "RUMMIKUB_DATA_DIR": str(tmp_path)},
+            capture_output=True, text=True, timeout=300,
+        )
+    finally:
+        os.chmod(tmp_path, 0o755)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout.splitlines()[-1])
+    assert report["exception"] == []
+    assert report["metrics"] == {"Ann ★": "7", "Bob": "-7"}
+    (warning,) = report["warnings"]
+    assert "cannot be written" in warning and "nothing can be saved" in warning
+    (error,) = report["errors"]
+    assert error.startswith("The game could not be saved: ") and "cannot be written" in error
+    assert [g.players for g in ScoreStore(private_database).games()] == [("Ann", "Bob")]

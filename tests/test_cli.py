@@ -123,6 +123,18 @@ def test_jokers_option_allows_more_jokers(capsys: pytest.CaptureFixture[str]) ->
     assert run_json(capsys, "solve", "--rack", "j j j r1", "--rules", "four-jokers")["action"] == "play"
 
 
+@pytest.mark.parametrize("command", ["solve", "check", "score"])
+def test_joker_counts_the_solver_does_not_model_are_refused(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    """``--jokers 5`` used to place five of ``r5 j j j j j`` and call it optimal."""
+    argv = {
+        "solve": ("solve", "--rack", "r5 j j j j j"),
+        "check": ("check", "--table", "r5 j j j j j"),
+        "score": ("score", "--players", "A", "B", "--out", "A", "--rack", "B=j j j j j"),
+    }[command]
+    err = assert_refused(capsys, *argv, "--jokers", "5", says="invalid rules: at most 4 jokers are supported, not 5")
+    assert err.count("\n") == 1  # one line, no traceback
+
+
 def test_solve_in_another_language_falls_back_to_english(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "solve", "--rack", "k13", "--lang", "uk")
     assert code == 0 and out.strip()
@@ -139,6 +151,19 @@ def test_bad_notation_in_rack_names_the_token(capsys: pytest.CaptureFixture[str]
 def test_bad_notation_in_table_names_the_token(capsys: pytest.CaptureFixture[str]) -> None:
     err = assert_refused(capsys, "solve", "--table", "r4 r5 r66", "--rack", "r7", says="'r66'")
     assert "number must be 1-13" in err
+
+
+@pytest.mark.parametrize("token", ["r\u0665", "r\uff17", "r\u0967\u0969", "\u212a7"])
+def test_non_ascii_digits_and_letters_are_not_tiles(capsys: pytest.CaptureFixture[str], token: str) -> None:
+    """Arabic-Indic 5, fullwidth 7, Devanagari 13 and the Kelvin sign used to read as tiles."""
+    err = assert_refused(capsys, "solve", "--rack", f"r4 {token} r6", says=f"cannot read tile {token!r}")
+    assert "ASCII" in err
+    assert_refused(capsys, "check", "--table", f"r4 r5 {token}", says=f"{token!r}")
+
+
+def test_a_huge_bad_token_is_not_echoed_in_full(capsys: pytest.CaptureFixture[str]) -> None:
+    err = assert_refused(capsys, "solve", "--rack", "r1 " + "z" * 120_000, says="'" + "z" * 20 + "…'")
+    assert len(err) < 200
 
 
 def test_three_red_sevens_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
@@ -311,6 +336,37 @@ def test_score_empty_rack_is_explicit(capsys: pytest.CaptureFixture[str]) -> Non
     assert [p["score"] for p in data["players"]] == [1, -1]
 
 
+def test_score_names_follow_one_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    """Names are trimmed, their spaces made single and Unicode normalised (NFC), in every
+    option, and a name in --rack/--out/--not-melded finds its player whatever its case."""
+    nfd, nfc = "Jose\u0301", "Jos\u00e9"
+    data = run_json(
+        capsys, "score", "--players", " Ann", f"{nfd} ", "Cy  Lee", "--out", "ann",
+        "--rack", f"{nfc}=r5", "--rack", " cy lee =k3", "--not-melded", "CY LEE", "--unmelded", "pays-each-player",
+    )
+    assert [p["name"] for p in data["players"]] == ["Ann", nfc, "Cy Lee"]
+    assert data["went_out"] == "Ann" and data["winners"] == ["Ann"]
+    assert [p["made_initial_meld"] for p in data["players"]] == [True, True, False]
+    assert [p["rack"] for p in data["players"]] == [[], ["red-5"], ["black-3"]]
+
+
+@pytest.mark.parametrize(
+    ("players", "says"),
+    [
+        (("Ann", " ann "), "duplicate player names: Ann"),
+        (("Jos\u00e9", "Jose\u0301"), "duplicate player names: Jos\u00e9"),
+        (("Ann", "Bob", "Cy", "Dee", "Eve"), "a game has 2 to 4 players, not 5"),
+        (("Ann",), "a game has 2 to 4 players, not 1"),
+        (("Ann", "  "), "every player needs a name"),
+    ],
+)
+def test_score_refuses_names_and_counts_the_game_does_not_have(
+    capsys: pytest.CaptureFixture[str], players: tuple[str, ...], says: str
+) -> None:
+    racks = [f"--rack={p}=r1" for p in players[1:] if p.strip()]
+    assert_refused(capsys, "score", "--players", *players, "--out", players[0], *racks, says=says)
+
+
 def test_score_errors(capsys: pytest.CaptureFixture[str]) -> None:
     base = ("score", "--players", "Ann", "Bob", "Cid", "--out", "Ann")
     assert_refused(capsys, *base, "--rack", "Bob=r5", says="no --rack for Cid")
@@ -319,6 +375,27 @@ def test_score_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert_refused(capsys, *base, "--rack", "Bob=r5", "--rack", "Cid=q1", says="'q1'")
     assert_refused(capsys, *base, "--rack", "Bob=r5 r5", "--rack", "Cid=r5", says="red 5")
     assert_refused(capsys, *base, "--rack", "Ann=r1", "--rack", "Bob=", "--rack", "Cid=", says="Ann went out but still holds 1 tile")
-    assert_refused(capsys, "score", "--players", "Ann", "--out", "Ann", says="at least 2 players")
+    assert_refused(capsys, "score", "--players", "Ann", "--out", "Ann", says="2 to 4 players")
     assert_refused(capsys, "score", "--players", "Ann", "Ann", "--out", "Ann", "--rack", "Ann=", says="duplicate")
     assert_refused(capsys, "score", "--players", "Ann", "Bob", "--out", "Zed", "--rack", "Ann=", "--rack", "Bob=", says="'Zed' went out")
+
+
+# --- stdout closed early -----------------------------------------------------------------------
+
+
+def test_a_reader_that_stops_early_gets_no_traceback() -> None:
+    """``rummikub solve --json ... | head -c 5``: the pipe closes before the answer is written."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    argv = [sys.executable, "-c", "import sys; from app.cli import main; sys.exit(main())",
+            "solve", "--json", "--table", "r4 r5 r6 | k5 b5 o5", "--rack", "r7 j k13 b1 b2 b3"]
+    child = subprocess.Popen(argv, cwd=root, env=os.environ | {"PYTHONPATH": str(root)},
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # like head after its 5 bytes: nobody reads the answer
+    _, err = child.communicate(timeout=120)
+    assert child.returncode == 1, err
+    assert err.decode() == ""  # no BrokenPipeError, no "Exception ignored" at exit

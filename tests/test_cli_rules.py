@@ -104,7 +104,7 @@ def test_not_melded_errors(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_library_errors_are_translated(capsys: pytest.CaptureFixture[str]) -> None:
     err = assert_refused(capsys, "score", "--players", "Ann", "--out", "Ann", "--lang", "uk", says="rummikub")
-    assert "для раунду потрібно щонайменше 2 гравці, а їх 1" in err
+    assert "у грі від 2 до 4 гравців, а не 1" in err
     err = assert_refused(capsys, "solve", "--rack", "r1", "--starting-tiles", "0", "--lang", "ro", says="rummikub")
     assert "jucători" in err or "piese" in err
     err = assert_refused(

@@ -5,12 +5,21 @@ from __future__ import annotations
 import io
 import struct
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from vision.images import MAX_PIXELS, ImageError, load_image
+from vision.images import (
+    MAX_PHOTO_BYTES,
+    MAX_PHOTO_MB,
+    MAX_PIXELS,
+    FileTooLargeError,
+    ImageError,
+    load_image,
+    photo_formats,
+)
 
 
 def _photo(width: int = 64, height: int = 48) -> Image.Image:
@@ -169,3 +178,136 @@ def test_app_photo_errors_keep_the_reason_translatable():
         read_photo(b"", "table", STANDARD, "ru")
     assert str(err.value) == "the file is empty (0 bytes)"
     assert error_text(err.value, "ru") not in ("", str(err.value))
+
+
+# --- formats decided by the bytes, never an external program ---------------------------------
+
+#: A minimal Encapsulated PostScript file: Pillow's EPS decoder hands such a file to Ghostscript.
+EPS = b"%!PS-Adobe-3.0 EPSF-3.0\n%%BoundingBox: 0 0 10 10\nnewpath 0 0 moveto 10 10 lineto stroke\nshowpage\n%%EOF\n"
+
+
+@pytest.fixture
+def no_subprocess(monkeypatch):
+    """Record (and refuse) any attempt to start a program, e.g. Pillow looking for Ghostscript."""
+    import subprocess
+
+    from PIL import EpsImagePlugin
+
+    started: list[object] = []
+
+    def refuse(*args, **kwargs):
+        started.append(args[0] if args else kwargs.get("args"))
+        raise OSError("no program may be started while loading a photo")
+
+    monkeypatch.setattr(subprocess, "Popen", refuse)
+    monkeypatch.setattr(EpsImagePlugin, "gs_binary", None)  # so Pillow would look for gs again
+    return started
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        EPS,
+        b"\xc5\xd0\xd3\xc6" + b"\x00" * 28 + EPS,  # DOS EPS binary header
+        b"%!PS-Adobe-3.0\n%%Pages: 1\nshowpage\n",  # PostScript
+        b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n",
+        b"\x00\x00\x00\x0cjP  \r\n\x87\n" + b"\x00" * 40,  # JPEG 2000: not a photo format we take
+    ],
+    ids=["eps", "dos-eps", "postscript", "pdf", "jpeg2000"],
+)
+def test_other_formats_named_jpg_are_refused_without_starting_a_program(tmp_path, no_subprocess, data):
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(data)
+    with pytest.raises(ImageError, match="not an image") as err:
+        load_image(path)
+    assert "JPEG, PNG" in str(err.value)  # the message says what is accepted
+    with pytest.raises(ImageError, match="not an image"):
+        load_image(data)
+    assert no_subprocess == []
+
+
+def _encoded(image: Image.Image, fmt: str) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG", "WEBP", "BMP", "TIFF", "GIF"])
+def test_each_accepted_format_is_read_by_its_bytes(fmt, no_subprocess):
+    data = _encoded(_photo(), fmt)
+    assert photo_formats(data[:32]) == (fmt,)
+    image = load_image(data)
+    assert image.shape == (48, 64, 3)
+    assert image[40, 60, 0] > 180 and image[5, 5, 2] > 180  # blue bottom right, red top left
+    assert no_subprocess == []
+
+
+def test_avif_is_read_when_this_pillow_can_write_one():
+    from PIL import features
+
+    try:
+        data = _encoded(_photo(), "AVIF")
+    except (KeyError, OSError, ValueError):
+        pytest.skip(f"this Pillow cannot encode AVIF (avif feature: {features.check('avif')})")
+    assert photo_formats(data[:32]) in (("AVIF",), ("HEIF", "AVIF"))
+    assert load_image(data).shape == (48, 64, 3)
+
+
+@pytest.mark.parametrize(
+    "head, formats",
+    [
+        (b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic", ("HEIF",)),
+        (b"\x00\x00\x00\x18ftypavif\x00\x00\x00\x00mif1avif", ("AVIF",)),
+        (b"\x00\x00\x00\x18ftypmif1\x00\x00\x00\x00mif1heic", ("HEIF", "AVIF")),
+        (b"\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2", ()),  # an MP4 video
+        (b"MM\x00*\x00\x00\x00\x08", ("TIFF",)),
+        (b"RIFF\x00\x00\x00\x00WAVEfmt ", ()),  # a sound file
+        (b"", ()),
+    ],
+)
+def test_photo_formats_by_signature(head, formats):
+    assert photo_formats(head) == formats
+
+
+# --- what is read at all: regular files, at most MAX_PHOTO_MB ------------------------------------
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
+def test_a_device_is_refused_without_reading_it():
+    with pytest.raises(ImageError, match="not a regular file"):
+        load_image("/dev/zero")
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    import os
+
+    fifo = tmp_path / "photo.jpg"
+    os.mkfifo(fifo)
+    with pytest.raises(ImageError, match="not a regular file"):
+        load_image(fifo)  # opening it would block for ever
+
+
+def test_files_over_the_limit_are_refused_in_every_form(tmp_path):
+    data = _encoded(_photo(), "PNG")
+    path = tmp_path / "photo.png"
+    path.write_bytes(data)
+    limit = len(data) - 1
+    for source in (path, str(path), data):
+        with pytest.raises(FileTooLargeError, match="larger than"):
+            load_image(source, max_bytes=limit)
+    with path.open("rb") as handle, pytest.raises(FileTooLargeError):
+        load_image(handle, max_bytes=limit)
+    assert load_image(path, max_bytes=len(data)).shape == (48, 64, 3)  # exactly the limit is fine
+
+
+def test_the_default_limit_is_the_apps_upload_limit(tmp_path):
+    import tomllib
+
+    config = tomllib.loads((Path(__file__).parents[1] / ".streamlit" / "config.toml").read_text())
+    assert config["server"]["maxUploadSize"] == MAX_PHOTO_MB == 25
+    assert MAX_PHOTO_BYTES == 25 * 1024 * 1024
+    big = tmp_path / "big.jpg"
+    with big.open("wb") as handle:  # sparse: 25 MB + 1 byte without writing them
+        handle.truncate(MAX_PHOTO_BYTES + 1)
+    with pytest.raises(FileTooLargeError, match="larger than 25 MB"):
+        load_image(big)

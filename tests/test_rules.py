@@ -2,7 +2,7 @@
 
 import pytest
 
-from solver.rules import PRESETS, STANDARD, ImpossibleStateError, RuleSet, RulesError, check_tile_limits
+from solver.rules import MAX_JOKERS, PRESETS, STANDARD, ImpossibleStateError, RuleSet, RulesError, check_tile_limits
 from solver.state import Position
 from solver.tiles import JOKER, parse_melds, parse_tiles
 
@@ -43,3 +43,23 @@ def test_joker_limit_follows_the_rules() -> None:
 def test_position_counts_table_and_rack_together() -> None:
     with pytest.raises(ImpossibleStateError):
         Position(parse_melds("r7 r8 r9 | r7 k7 b7"), parse_tiles("r7"))
+
+
+@pytest.mark.parametrize("jokers", [5, 6, 100])
+def test_joker_counts_the_solver_does_not_model_are_refused(jokers: int) -> None:
+    """With five jokers ``r5 j j j j j`` is a run of six, which no candidate meld holds: the
+    solver would place five tiles and call it optimal. Refused, in the preset path too."""
+    with pytest.raises(RulesError, match=f"at most {MAX_JOKERS} jokers") as err:
+        RuleSet(jokers=jokers)
+    assert err.value.params == {"limit": 4, "jokers": jokers}
+    with pytest.raises(RulesError):
+        STANDARD.with_(jokers=jokers)
+
+
+@pytest.mark.parametrize("jokers", range(MAX_JOKERS + 1))
+def test_every_modelled_joker_count_plays_a_lone_tile_with_all_its_jokers(jokers: int) -> None:
+    from solver.model import solve
+
+    rack = parse_tiles("r5" + " j" * jokers)
+    suggestion = solve(Position((), rack, True, RuleSet(jokers=jokers)))
+    assert suggestion.tiles_placed == (len(rack) if jokers >= 2 else 0) and suggestion.optimal

@@ -10,7 +10,9 @@ import pytest
 
 from app.codec import CodecError, rules_from_dict, rules_to_dict, score_sheet_csv
 from app.storage import (
+    APPLICATION_ID,
     DATA_DIR_ENV,
+    MIGRATIONS,
     SCHEMA_VERSION,
     NotFoundError,
     ScoreStore,
@@ -147,6 +149,7 @@ def test_a_failed_replace_rolls_back(store):
 def test_file_from_a_newer_app_is_refused(tmp_path):
     path = tmp_path / "scores.sqlite3"
     with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     with pytest.raises(StorageError, match="newer version"):
         ScoreStore(path)
@@ -272,3 +275,163 @@ def test_a_crash_in_the_middle_of_a_write_loses_nothing_saved(store):
     assert len(saved) == 1 and saved[0].result == result
     reopened.add_round(game.id, racks, result)  # and it is writable again
     assert len(reopened.rounds(game.id)) == 2
+
+
+# --- the file is marked as ours; a foreign SQLite file is refused untouched ---------------------
+
+
+def _pragmas(path: Path) -> tuple[int, int]:
+    with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as conn:
+        return conn.execute("PRAGMA application_id").fetchone()[0], conn.execute("PRAGMA user_version").fetchone()[0]
+
+
+def test_a_new_database_is_marked_as_this_apps(store):
+    assert _pragmas(store.path) == (APPLICATION_ID, SCHEMA_VERSION)
+    assert APPLICATION_ID == 0x526D4B62  # "RmKb": never change it, old files carry it
+
+
+def test_an_empty_file_becomes_a_score_database(tmp_path):
+    path = tmp_path / "scores.sqlite3"
+    path.touch()
+    ScoreStore(path).create_game(PLAYERS, STANDARD)
+    assert _pragmas(path) == (APPLICATION_ID, SCHEMA_VERSION)
+
+
+@pytest.mark.parametrize("kind", ["unmarked-other-tables", "other-application", "other-app-with-our-tables"])
+def test_a_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path, kind):
+    path = tmp_path / "scores.sqlite3"
+    with sqlite3.connect(path) as conn:
+        if kind == "unmarked-other-tables":
+            conn.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)")
+            conn.execute("INSERT INTO notes (text) VALUES ('my shopping list')")
+        else:
+            conn.execute("PRAGMA application_id = 1234")
+            tables = ("games", "rounds") if kind == "other-app-with-our-tables" else ("photos",)
+            for table in tables:
+                conn.execute(f"CREATE TABLE {table} (id INTEGER PRIMARY KEY)")
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StorageError, match="not a score database of this app"):
+        ScoreStore(path)
+    assert path.read_bytes() == before  # not switched to WAL, no tables added, not marked
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.endswith("-shm")) == ["scores.sqlite3"]
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+
+
+def test_a_database_made_before_the_mark_still_opens_and_is_marked(tmp_path):
+    """Files of earlier versions have this app's tables and user_version but no application_id."""
+    path = tmp_path / "scores.sqlite3"
+    with sqlite3.connect(path) as conn:
+        for statement in MIGRATIONS[0]:
+            conn.execute(statement)
+        conn.execute("PRAGMA user_version = 1")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute(
+            "INSERT INTO games (created, players, rules) VALUES ('2025-01-01T00:00:00+00:00', ?, ?)",
+            ('["Ann", "Bob", "Cy"]', '{"name": "standard"}'),
+        )
+    conn.close()
+    assert _pragmas(path) == (0, 1)
+    store = ScoreStore(path)
+    assert [g.players for g in store.games()] == [PLAYERS]
+    racks, result = went_out_round()
+    store.add_round(1, racks, result)
+    assert store.sheet(1).totals()["Ann"] == result.by_name["Ann"].score
+    assert _pragmas(path) == (APPLICATION_ID, SCHEMA_VERSION)
+
+
+# --- a database that cannot be written is shown read-only --------------------------------------
+
+READ_ONLY_SCRIPT = """
+import json, sys
+from pathlib import Path
+from app.storage import ScoreStore, StorageError
+from solver.rules import STANDARD
+from solver.scoring import PlayerRack, WentOut, score_round
+
+store = ScoreStore(Path(sys.argv[1]))
+report = {"read_only": str(store.read_only), "games": [list(g.players) for g in store.games()],
+          "totals": store.sheet(1).totals(), "rounds": len(store.rounds(1))}
+racks = (PlayerRack("Ann", ()), PlayerRack("Bob", ()), PlayerRack("Cy", ()))
+for name, write in [("create_game", lambda: store.create_game(["X", "Y"], STANDARD)),
+                    ("add_round", lambda: store.add_round(1, racks, score_round(racks, WentOut("Ann")))),
+                    ("delete_round", lambda: store.delete_round(1))]:
+    try:
+        write()
+        report[name] = "written"
+    except StorageError as err:
+        report[name] = str(err)
+print(json.dumps(report))
+"""
+
+
+def _as_unprivileged(argv: list[str]) -> list[str]:
+    """``argv`` run so that file permissions bind: as is, or for root without the capabilities
+    that let root write anywhere (``setpriv``, util-linux)."""
+    import os
+    import shutil
+
+    if os.geteuid() != 0:
+        return argv
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv: a read-only folder cannot be made")
+    return ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", *argv]
+
+
+@pytest.mark.parametrize("locked", ["folder", "folder-and-file"])
+def test_a_read_only_database_is_shown_and_says_why_nothing_can_be_saved(tmp_path, locked):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "data"
+    store = ScoreStore(folder / "scores.sqlite3")
+    game = store.create_game(PLAYERS, STANDARD)
+    racks, result = went_out_round()
+    store.add_round(game.id, racks, result)
+    before = store.path.read_bytes()
+    os.chmod(tmp_path, 0o755)  # let the unprivileged run reach the folder
+    if locked == "folder-and-file":
+        os.chmod(store.path, 0o444)
+    os.chmod(folder, 0o555)
+    root = Path(__file__).resolve().parents[1]
+    try:
+        run = subprocess.run(
+            _as_unprivileged([sys.executable, "-c", READ_ONLY_SCRIPT, str(store.path)]),
+            cwd=root, env=os.environ | {"PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=120,
+        )
+    finally:
+        os.chmod(folder, 0o755)
+        os.chmod(store.path, 0o644)
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    assert report["games"] == [list(PLAYERS)] and report["rounds"] == 1
+    assert report["totals"] == store.sheet(game.id).totals()
+    assert "cannot be written" in report["read_only"] and "nothing can be saved" in report["read_only"]
+    for write in ("create_game", "add_round", "delete_round"):
+        assert report[write] == report["read_only"], write
+    assert store.path.read_bytes() == before
+    assert ScoreStore(store.path).read_only is None  # writable again: an ordinary store
+
+
+def test_a_missing_database_in_a_read_only_folder_is_an_error_not_an_empty_sheet(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    os.chmod(tmp_path, 0o755)
+    os.chmod(folder, 0o555)
+    root = Path(__file__).resolve().parents[1]
+    script = "import sys\nfrom pathlib import Path\nfrom app.storage import ScoreStore\nScoreStore(Path(sys.argv[1]))"
+    try:
+        run = subprocess.run(
+            _as_unprivileged([sys.executable, "-c", script, str(folder / "scores.sqlite3")]),
+            cwd=root, env=os.environ | {"PYTHONPATH": str(root)}, capture_output=True, text=True, timeout=120,
+        )
+    finally:
+        os.chmod(folder, 0o755)
+    assert run.returncode == 1 and "StorageError: cannot open the score database" in run.stderr

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from solver.tiles import (
     ALL_KINDS, ALL_NUMBERED, JOKER, Colour, NotationError, Tile, format_melds, format_tiles, kind_counts, parse_melds,
-    parse_tile, parse_tiles,
+    TOKEN_SHOWN, parse_tile, parse_tiles,
 )
 
 
@@ -132,3 +132,30 @@ def test_kind_counts_counts_each_kind_at_its_index(tiles: list[Tile]) -> None:
     counts = kind_counts(tiles)
     assert len(counts) == len(ALL_KINDS)
     assert {ALL_KINDS[i]: n for i, n in enumerate(counts) if n} == dict(Counter(tiles))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["r٥", "r٦", "r७", "r７", "r१३", "\u212a7", "ｒ7", "red-\u0661\u0663", "jоker", "r7\u200b", "ј"],
+    ids=["arabic-indic-5", "arabic-indic-6", "devanagari-7", "fullwidth-7", "devanagari-13", "kelvin-k7",
+         "fullwidth-r", "arabic-indic-13", "cyrillic-o-in-joker", "zero-width-space", "cyrillic-je"],
+)
+def test_tile_notation_is_ascii_only(text: str) -> None:
+    with pytest.raises(NotationError) as err:
+        parse_tile(text)
+    assert err.value.token == text
+    assert err.value.reason == "tiles are written in ASCII letters and digits"
+    with pytest.raises(NotationError):
+        parse_tiles(f"r1 {text} r3")
+
+
+def test_a_very_long_bad_token_is_shortened_in_messages() -> None:
+    token = "x" * 120_000
+    with pytest.raises(NotationError) as err:
+        parse_tiles("r1 " + token)
+    assert err.value.token == "x" * TOKEN_SHOWN + "…" and err.value.full_token == token
+    assert len(str(err.value)) < 100
+    exact = "q" * TOKEN_SHOWN  # exactly the limit: shown whole
+    with pytest.raises(NotationError) as err:
+        parse_tile(exact)
+    assert err.value.token == exact

@@ -15,6 +15,7 @@ from app.photos import PhotoError, read_photo
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
 from solver.i18n import error_text, tr
+from solver.players import MAX_PLAYERS
 from solver.rules import UnmeldedScoring
 from solver.scoring import PlayerRack, PoolExhausted, RoundResult, ScoringError, WentOut, score_round
 from solver.tiles import NotationError, format_tiles, parse_tiles
@@ -28,7 +29,6 @@ FLASH = "score_flash"
 FORM_NONCE = "score_form_nonce"
 WINNER = " ★"
 POOL = "__pool__"
-MAX_PLAYERS = 4
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,8 @@ try:
 except StorageError as err:
     st.error(tr("The score database cannot be opened: {reason}", lang, reason=error_text(err, lang)))
     st.stop()
+if store.read_only is not None:  # e.g. a read-only data folder: the sheet is shown, saving fails
+    st.warning(error_text(store.read_only, lang))
 
 if state.get(FLASH):
     st.success(state.get(FLASH))
