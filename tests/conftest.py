@@ -13,3 +13,12 @@ def pytest_configure(config: pytest.Config) -> None:
         ("train", "needs the train extra (ultralytics, torch) and trains or compares with the .pt weights"),
     ):
         config.addinivalue_line("markers", f"{name}: {meaning}")
+
+
+#: Markers of the tests that run last, so that a broken fast test fails the run in seconds.
+LATE_MARKERS = ("slow", "browser", "train")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Fast tests first, then the slow, browser and training ones (otherwise in file order)."""
+    items.sort(key=lambda item: any(item.get_closest_marker(name) for name in LATE_MARKERS))

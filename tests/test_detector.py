@@ -198,6 +198,8 @@ def test_missing_weights_raise_a_clear_error(tmp_path):
     assert "RUMMIKUB_MODELS_DIR" in str(caught.value) and "absent.onnx" in str(caught.value)
 
 
+@pytest.mark.train
+@pytest.mark.slow
 def test_training_entry_point_runs_offline(tmp_path):
     from training.train import main
 

@@ -88,3 +88,20 @@ def test_thread_count_follows_the_environment(monkeypatch):
     assert model_files.threads() == 3
     monkeypatch.setenv(model_files.THREADS_ENV, "lots")
     assert model_files.threads() >= 1
+
+
+def test_pure_vision_modules_import_without_opencv_or_onnxruntime(tmp_path):
+    script = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('cv2', 'onnxruntime'):\n"
+        "            raise ImportError('blocked: ' + name)\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import vision, vision.decoding, vision.reading, vision.layout, vision.detections\n"
+        "print(vision.Reading.__name__)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "Reading"

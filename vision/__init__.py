@@ -3,9 +3,36 @@
     from vision import read, annotate
     reading = read("table.jpg", kind="table")     # -> Reading
     reading.table_melds(), reading.rack(), reading.to_json()
+
+The names are imported on first use (PEP 562), so that the pure modules (``vision.decoding``,
+``vision.reading``, ``vision.layout``, ``vision.detections``) import without OpenCV or ONNX Runtime.
 """
 
-from vision.pipeline import annotate, read, warm_up
-from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile
+from __future__ import annotations
 
-__all__ = ["ProblemKind", "ReadTile", "Reading", "ReadingKind", "ReadingProblem", "annotate", "read", "warm_up"]
+import importlib
+
+_EXPORTS = {
+    "annotate": "vision.pipeline",
+    "read": "vision.pipeline",
+    "warm_up": "vision.pipeline",
+    "ProblemKind": "vision.reading",
+    "ReadTile": "vision.reading",
+    "Reading": "vision.reading",
+    "ReadingKind": "vision.reading",
+    "ReadingProblem": "vision.reading",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'vision' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
