@@ -111,13 +111,14 @@ def build_data_yaml(config: dict[str, Any], work: Path) -> PreparedData:
     synthetic = config.get("synthetic") or {}
     n_synth = int(synthetic.get("count", 0))
     if n_synth > 0:
-        from datasets.synth.writer import write_dataset
+        from datasets.synth.writer import RECIPES, write_dataset
 
         synth_dir = _resolve(synthetic.get("dir"), REPO_ROOT) or work / "synthetic"
         have = len(list((synth_dir / "images").glob("*.jpg"))) if (synth_dir / "images").is_dir() else 0
         if have < n_synth:
             print(f"generating synthetic images {have}..{n_synth - 1} into {synth_dir}", flush=True)
-            write_dataset(synth_dir, n_synth - have, int(synthetic.get("seed", 0)), workers=yolo_env.THREADS, start=have)
+            recipe = RECIPES[str(synthetic.get("recipe", "default"))]
+            write_dataset(synth_dir, n_synth - have, int(synthetic.get("seed", 0)), workers=yolo_env.THREADS, start=have, recipe=recipe)
         train_dirs.append(str(synth_dir / "images"))
         if not val_dirs:  # no real data: validate on the synthetic set (smoke runs)
             val_dirs.append(str(synth_dir / "images"))
@@ -130,11 +131,14 @@ def build_data_yaml(config: dict[str, Any], work: Path) -> PreparedData:
 
 
 def load_config(path: Path) -> dict[str, Any]:
+    """The detector config at ``path``, its ``base`` chain resolved (:mod:`training.configs`)."""
+    from training.configs import ConfigError, load_config as load_yaml
+
     try:
-        config = yaml.safe_load(Path(path).read_text())
-    except FileNotFoundError as exc:
-        raise TrainingConfigError(f"config not found: {path}") from exc
-    if not isinstance(config, dict) or "model" not in config:
+        config = load_yaml(path)
+    except ConfigError as exc:
+        raise TrainingConfigError(str(exc)) from exc
+    if "model" not in config:
         raise TrainingConfigError(f"{path}: expected a mapping with at least `model`")
     return config
 

@@ -38,6 +38,7 @@ import cv2
 import numpy as np
 import yaml
 
+from datasets.synth.editions import ASSORTED, Edition
 from solver.tiles import NUM_KINDS, Tile, parse_tile
 from vision.crops import crop_tile
 
@@ -213,12 +214,14 @@ def _paste(canvas: np.ndarray, bgra: np.ndarray, x: int, y: int) -> None:
     canvas[ya:yb, xa:xb] = (region * (1 - alpha) + part[..., :3] * alpha).astype(np.uint8)
 
 
-def synthetic_crop(tile: Tile, rng: np.random.Generator, size: int, backgrounds: Sequence[np.ndarray]) -> np.ndarray:
-    """A rendered ``tile`` between random neighbours, turned to any angle, cropped like a real one."""
+def synthetic_crop(
+    tile: Tile, rng: np.random.Generator, size: int, backgrounds: Sequence[np.ndarray], edition: Edition = ASSORTED
+) -> np.ndarray:
+    """A rendered ``tile`` of ``edition`` between random neighbours, turned to any angle, cropped like a real one."""
     from datasets.synth.tiles import render_tile
 
     height = int(rng.integers(40, 130))
-    face = render_tile(tile, rng, height)
+    face = render_tile(tile, rng, height, edition)
     fh, fw = face.shape[:2]
     side = int(height * 3)
     canvas = _background(rng, side, backgrounds)
@@ -227,7 +230,7 @@ def synthetic_crop(tile: Tile, rng: np.random.Generator, size: int, backgrounds:
     for offset in (-1, 1):  # neighbours in the same meld or rack row
         if rng.random() < 0.6:
             neighbour = Tile.from_index(int(rng.integers(NUM_KINDS))) if rng.random() < 0.9 else None
-            other = render_tile(neighbour, rng, height)
+            other = render_tile(neighbour, rng, height, edition)
             _paste(canvas, other, cx - fw // 2 + offset * (fw + gap), cy - fh // 2)
     _paste(canvas, face, cx - fw // 2, cy - fh // 2)
     polygon = np.array(
