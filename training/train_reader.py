@@ -31,92 +31,20 @@ import json
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
-import yaml
 
 from datasets.synth.editions import ASSORTED, Edition
-from solver.tiles import NUM_KINDS, Tile, parse_tile
+from solver.tiles import NUM_KINDS, Tile
+from training.configs import load_config
+from training.real_data import DEFAULT_REAL, DatasetError, LabelledPhoto, load_real_split
 from vision.crops import crop_tile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = REPO_ROOT / "datasets" / "configs" / "reader.yaml"
-DEFAULT_REAL = REPO_ROOT.parent / "shared" / "datasets" / "rummikub-real"
 SHIPPED_WEIGHTS = REPO_ROOT / "models" / "reader.pt"
-
-
-class DatasetError(ValueError):
-    """The real dataset is missing or malformed."""
-
-
-@dataclass(frozen=True)
-class LabelledTile:
-    """One labelled tile of a photo: its kind and polygon in photo pixels, shape (k, 2)."""
-
-    tile: Tile
-    polygon: np.ndarray
-
-    @property
-    def box(self) -> tuple[float, float, float, float]:
-        xs, ys = self.polygon[:, 0], self.polygon[:, 1]
-        return float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max())
-
-
-@dataclass(frozen=True)
-class LabelledPhoto:
-    """A photo of the real set and its labelled tiles; ``group`` names the original photo."""
-
-    image_path: Path
-    tiles: tuple[LabelledTile, ...]
-
-    @property
-    def group(self) -> str:
-        # Roboflow names augmented copies "<photo>_jpeg.rf.<hash>.jpg".
-        return self.image_path.name.split("_jpeg")[0].split(".rf.")[0]
-
-
-def class_tiles(real_root: Path) -> list[Tile]:
-    """The dataset's class ids as tiles (its names are like ``red_7`` and ``joker``)."""
-    config_path = Path(real_root) / "data.yaml"
-    if not config_path.is_file():
-        raise DatasetError(f"no data.yaml in {real_root}: get the real dataset first (datasets/README.md)")
-    names = yaml.safe_load(config_path.read_text())["names"]
-    if isinstance(names, dict):
-        names = [names[k] for k in sorted(names)]
-    return [parse_tile(n) for n in names]
-
-
-def load_real_split(real_root: Path | str, split: str) -> list[LabelledPhoto]:
-    """Every photo of ``split`` ("train" or "valid") with its tiles, sorted by file name."""
-    root = Path(real_root)
-    tiles_by_class = class_tiles(root)
-    image_dir, label_dir = root / split / "images", root / split / "labels"
-    if not image_dir.is_dir():
-        raise DatasetError(f"no {split} images in {root}")
-    photos = []
-    for image_path in sorted(image_dir.glob("*.jpg")):
-        label_path = label_dir / (image_path.stem + ".txt")
-        height, width = _image_size(image_path)
-        tiles = []
-        if label_path.is_file():
-            for line in label_path.read_text().splitlines():
-                values = line.split()
-                if len(values) < 7:
-                    continue
-                coords = np.asarray(values[1:], dtype=np.float64).reshape(-1, 2) * (width, height)
-                tiles.append(LabelledTile(tiles_by_class[int(values[0])], coords))
-        photos.append(LabelledPhoto(image_path, tuple(tiles)))
-    return photos
-
-
-def _image_size(path: Path) -> tuple[int, int]:
-    from PIL import Image
-
-    with Image.open(path) as im:
-        return im.height, im.width
 
 
 # --- views of one tile ---------------------------------------------------------------------
@@ -423,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-ship", action="store_true", help="leave models/reader.pt alone")
     args = parser.parse_args(argv)
 
-    config = yaml.safe_load(args.config.read_text())
+    config = load_config(args.config)
     real_root = args.real or _resolve(config["dataset"]["real"])
     out = args.out or _resolve(config["dataset"]["out"])
     if not args.no_build:
