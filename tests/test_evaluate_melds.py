@@ -21,6 +21,7 @@ from training.annotate_melds import (
     photo_files,
     render,
 )
+from training.real_data import DatasetError
 from vision.detections import Detections
 from training.evaluate_detector import MeldCounts, exact_melds, score_photo
 from vision.layout import group_into_melds
@@ -56,7 +57,7 @@ def test_label_boxes_are_polygon_extents_in_pixels_one_per_line(fake_real):
 def test_label_boxes_reject_a_malformed_line(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("3 0.1 0.2 0.3\n")
-    with pytest.raises(AnnotationError, match="malformed"):
+    with pytest.raises(DatasetError, match="malformed"):
         label_boxes(bad, 100, 100)
 
 

@@ -26,6 +26,8 @@ import cv2
 import numpy as np
 import yaml
 
+from training.real_data import DEFAULT_REAL, label_lines, label_polygon
+
 __all__ = [
     "AnnotationError",
     "PhotoMelds",
@@ -42,7 +44,6 @@ __all__ = [
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_ANNOTATIONS = REPO_ROOT / "datasets" / "real_melds.yaml"
-DEFAULT_REAL = REPO_ROOT.parent / "shared" / "datasets" / "rummikub-real"
 #: ``other``: single tiles, background-only shots, heaps - no melds to measure.
 PHOTO_KINDS = ("table", "rack", "other")
 
@@ -92,27 +93,11 @@ def load_annotations(path: Path = DEFAULT_ANNOTATIONS) -> dict[str, dict[str, Ph
     return out
 
 
-def label_lines(label_file: Path) -> list[str]:
-    """The non-blank lines of a YOLO label file: line k is tile k of the annotations."""
-    return [line for line in Path(label_file).read_text().splitlines() if line.strip()]
-
-
-def _polygon(line: str) -> np.ndarray:
-    """Normalised polygon (or box corners) of a label line, ``(K, 2)``."""
-    coords = [float(v) for v in line.split()[1:]]
-    if len(coords) == 4:
-        cx, cy, w, h = coords
-        return np.array([[cx - w / 2, cy - h / 2], [cx + w / 2, cy - h / 2], [cx + w / 2, cy + h / 2], [cx - w / 2, cy + h / 2]])
-    if len(coords) < 6 or len(coords) % 2:
-        raise AnnotationError(f"malformed label line: {line.strip()[:80]!r}")
-    return np.array(coords).reshape(-1, 2)
-
-
 def label_boxes(label_file: Path, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
     """Boxes (``x1 y1 x2 y2`` pixels, the polygon's extent clipped to the photo) and class ids, one per line."""
     boxes, classes = [], []
     for line in label_lines(label_file):
-        poly = np.clip(_polygon(line), 0.0, 1.0) * [width, height]
+        poly = np.clip(label_polygon(line), 0.0, 1.0) * [width, height]
         boxes.append([*poly.min(axis=0), *poly.max(axis=0)])
         classes.append(int(line.split()[0]))
     return np.array(boxes, np.float32).reshape(-1, 4), np.array(classes, np.int64)
@@ -159,7 +144,7 @@ def render(image_file: Path, label_file: Path, scale: float = 1.5, groups: list[
         for i in members:
             colour_of[i] = palette[g % len(palette)]
     for k, line in enumerate(lines):
-        poly = (_polygon(line) * [w, h]).astype(np.int32)
+        poly = (label_polygon(line) * [w, h]).astype(np.int32)
         colour = colour_of.get(k, (0, 0, 255))
         cv2.polylines(image, [poly], True, colour, 2)
         x, y = poly.mean(axis=0).astype(int)

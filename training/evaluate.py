@@ -1,5 +1,6 @@
 """Measure the tile reader on the real validation split (a script, not a test)::
 
+    python -m training.evaluate [--sets ...]     (every test set end to end: training.evaluate_suite)
     python -m training.evaluate reader [--data PATH] [--weights models/reader.onnx] [--json OUT.json]
     python -m training.evaluate detector ...     (runs training.evaluate_detector)
 
@@ -35,26 +36,9 @@ from solver.tiles import NUM_KINDS, Tile
 from vision.crops import crop_tiles
 from vision.decoding import Decoding, argmax_decoding, decode
 from vision.detections import Detections
-from training.train_reader import (
-    DEFAULT_REAL,
-    LabelledPhoto,
-    _rotated_view,
-    load_real_split,
-)
-
-
-def _multiset_scores(read: Sequence[int], truth: Sequence[int]) -> tuple[int, int, int]:
-    """(true positives, tiles read, tiles labelled) for one photo, as multisets of tile kinds."""
-    read_counts, true_counts = Counter(read), Counter(truth)
-    tp = sum(min(read_counts[k], true_counts[k]) for k in read_counts)
-    return tp, len(read), len(truth)
-
-
-def _prf(tp: int, n_read: int, n_true: int) -> dict[str, float]:
-    precision = tp / n_read if n_read else 1.0
-    recall = tp / n_true if n_true else 1.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {"precision": precision, "recall": recall, "f1": f1}
+from training.metrics import multiset_scores, prf
+from training.real_data import DEFAULT_REAL, LabelledPhoto, load_real_split
+from training.train_reader import _rotated_view
 
 
 def _meld_multisets(groups: Sequence[Sequence[int]], labels: Sequence[int], min_size: int = 3) -> list[tuple[int, ...]]:
@@ -211,7 +195,7 @@ def evaluate_end_to_end(photos: Sequence[LabelledPhoto], reader, detector_weight
         melds_true += len(true_melds)
         for rules_on in (True, False):
             labels = decoded.labels if rules_on else argmax_decoding(probs).labels
-            tp, n_read, n_true = _multiset_scores(labels, truth)
+            tp, n_read, n_true = multiset_scores(labels, truth)
             for k, v in enumerate((tp, n_read, n_true)):
                 totals[rules_on][k] += v
             exact[rules_on] += int(Counter(labels) == Counter(truth))
@@ -227,7 +211,7 @@ def evaluate_end_to_end(photos: Sequence[LabelledPhoto], reader, detector_weight
     result = {"photos": len(photos), "seconds_per_photo": float(np.mean(seconds)) if seconds else None}
     for rules_on, key in ((True, "decoded"), (False, "classifier_only")):
         result[key] = {
-            **_prf(*totals[rules_on]),
+            **prf(*totals[rules_on]).as_dict(),
             "photos_exact": exact[rules_on] / n,
             "melds_exact": melds[rules_on] / max(melds_true, 1),
         }
@@ -312,12 +296,13 @@ def _summary(report: dict) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "detector":
-        from vision import evaluate_detector
+        from training import evaluate_detector
 
         return int(evaluate_detector.main(argv[1:]) or 0)
-    if not argv or argv[0] != "reader":
-        print("usage: python -m training.evaluate {reader|detector} [options]  (--help after the model name)", file=sys.stderr)
-        return 2
+    if not argv or argv[0] != "reader":  # every test set, end to end
+        from training import evaluate_suite
+
+        return int(evaluate_suite.main(argv) or 0)
     parser = argparse.ArgumentParser(prog="python -m training.evaluate reader")
     parser.add_argument("--data", type=Path, default=DEFAULT_REAL, help="rummikub-real root (its valid split is used)")
     parser.add_argument("--weights", type=Path, help="reader model (default: the shipped reader.onnx)")

@@ -34,7 +34,8 @@ from vision.detector import detect_tiles
 from vision.model_files import model_path
 from vision.images import load_image
 from vision.layout import group_into_melds
-from training.train_detector import REPO_ROOT, polygon_line_to_box
+from training.metrics import average_precision, match, prf
+from training.real_data import DEFAULT_REAL, load_real_split
 
 __all__ = ["match", "average_precision", "Counts", "MeldCounts", "exact_melds", "score_photo", "main"]
 
@@ -49,11 +50,11 @@ class Counts:
 
     @property
     def recall(self) -> float:
-        return self.hits / self.truth if self.truth else 1.0
+        return prf(self.hits, self.found, self.truth).recall
 
     @property
     def precision(self) -> float:
-        return self.hits / self.found if self.found else 1.0
+        return prf(self.hits, self.found, self.truth).precision
 
     def line(self) -> str:
         missed = (self.truth - self.hits) / max(self.photos, 1)
@@ -63,45 +64,6 @@ class Counts:
             f"missed/photo {missed:.2f}  extra/photo {extra:.2f}  "
             f"({self.hits}/{self.truth} tiles, {self.photos} photos, {self.seconds / max(self.photos, 1):.2f} s/photo)"
         )
-
-
-def match(found: Detections, truth: np.ndarray, iou: float = 0.5) -> dict[int, int]:
-    """Greedy one-to-one matching, best confidence first: detection index -> truth index."""
-    pairs: dict[int, int] = {}
-    if len(found) == 0 or len(truth) == 0:
-        return pairs
-    matrix = box_iou(found.boxes, truth)
-    taken: set[int] = set()
-    for i in np.argsort(-found.confidences, kind="stable"):
-        for j in np.argsort(-matrix[i], kind="stable"):
-            if matrix[i, j] < iou:
-                break
-            if j not in taken:
-                taken.add(int(j))
-                pairs[int(i)] = int(j)
-                break
-    return pairs
-
-
-def average_precision(results: list[tuple[Detections, np.ndarray]], iou: float = 0.5) -> float:
-    """All-point interpolated AP over many photos (one class)."""
-    scores, correct, n_truth = [], [], 0
-    for found, truth in results:
-        n_truth += len(truth)
-        pairs = match(found, truth, iou)
-        scores += found.confidences.tolist()
-        correct += [i in pairs for i in range(len(found))]
-    if n_truth == 0:
-        return 1.0
-    order = np.argsort(-np.array(scores))
-    hits = np.array(correct, float)[order]
-    tp = np.cumsum(hits)
-    recall = tp / n_truth
-    precision = tp / np.arange(1, len(tp) + 1)
-    recall = np.concatenate([[0.0], recall, [1.0]])
-    precision = np.concatenate([[1.0], precision, [0.0]])
-    precision = np.maximum.accumulate(precision[::-1])[::-1]
-    return float(np.sum((recall[1:] - recall[:-1]) * precision[1:]))
 
 
 def exact_melds(groups: list[list[int]], truth: list[list[int]] | tuple, pairs: dict[int, int] | None = None) -> list[bool]:
@@ -179,18 +141,10 @@ def _melds_report(real: Path, annotations: Path, weights: Path, conf: float, img
 
 def real_split(root: Path) -> list[tuple[Path, np.ndarray]]:
     """(photo, truth boxes in pixels) for the real validation split."""
-    out = []
-    for image in sorted((root / "valid" / "images").glob("*.jpg")):
-        label = root / "valid" / "labels" / f"{image.stem}.txt"
-        h, w = cv2.imread(str(image)).shape[:2]
-        boxes = []
-        for line in label.read_text().splitlines() if label.exists() else []:
-            box = polygon_line_to_box(line)
-            if box is not None:
-                cx, cy, bw, bh = box
-                boxes.append([(cx - bw / 2) * w, (cy - bh / 2) * h, (cx + bw / 2) * w, (cy + bh / 2) * h])
-        out.append((image, np.array(boxes, np.float32).reshape(-1, 4)))
-    return out
+    return [
+        (photo.image_path, np.array([t.box for t in photo.tiles], np.float32).reshape(-1, 4))
+        for photo in load_real_split(root, "valid")
+    ]
 
 
 def _evaluate(samples, weights, conf: float, **kwargs) -> tuple[Counts, float]:
@@ -229,7 +183,7 @@ def _letterbox_to_12mp(image: np.ndarray) -> tuple[np.ndarray, tuple[int, int, f
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.evaluate_detector", description=__doc__.split("\n")[0])
-    parser.add_argument("--real", type=Path, default=REPO_ROOT.parent / "shared" / "datasets" / "rummikub-real")
+    parser.add_argument("--real", type=Path, default=DEFAULT_REAL)
     parser.add_argument("--weights", type=Path, default=model_path("detector"))
     parser.add_argument("--conf", type=float, default=0.35)
     parser.add_argument("--imgsz", type=int, default=640, help="network input size for the real and synthetic sets")

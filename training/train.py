@@ -1,7 +1,8 @@
 """``python -m training.train {detector|reader} [options]``: one entry point for training both vision models.
 
 ``detector`` runs :mod:`training.train_detector` (one-class tile finder); ``reader`` runs
-:mod:`training.train_reader` (the 53-class tile reader). Each is imported only when asked for, so one
+:mod:`training.train_reader` (the 53-class tile reader); ``reader-editions`` runs
+:mod:`training.generalised_reader` (the reader fine-tuned on other editions, with ``not-tile``). Each is imported only when asked for, so one
 model's training code never slows down or breaks the other's.
 """
 
@@ -10,7 +11,11 @@ from __future__ import annotations
 import importlib
 import sys
 
-_TRAINERS = {"detector": "training.train_detector", "reader": "training.train_reader"}
+_TRAINERS = {
+    "detector": "training.train_detector",
+    "reader": "training.train_reader",
+    "reader-editions": "training.generalised_reader",
+}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,12 +28,12 @@ from typing import Any
 import yaml
 
 from training import yolo_env
+from training.real_data import DatasetError, polygon_line_to_box
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = REPO_ROOT / "datasets" / "configs" / "detector.yaml"
-DEFAULT_REAL = REPO_ROOT.parent / "shared" / "datasets" / "rummikub-real"
 
-__all__ = ["prepare_real", "polygon_line_to_box", "build_data_yaml", "train", "main", "TrainingConfigError"]
+__all__ = ["prepare_real", "build_data_yaml", "train", "main", "TrainingConfigError"]
 
 
 class TrainingConfigError(ValueError):
@@ -45,22 +45,6 @@ class PreparedData:
     data_yaml: Path
     train_images: int
     val_images: int
-
-
-def polygon_line_to_box(line: str) -> tuple[float, float, float, float] | None:
-    """Normalised ``cx cy w h`` of a YOLO label line (box or polygon); ``None`` for a blank line."""
-    values = line.split()
-    if not values:
-        return None
-    coords = [float(v) for v in values[1:]]
-    if len(coords) == 4:
-        return coords[0], coords[1], coords[2], coords[3]
-    if len(coords) < 6 or len(coords) % 2:
-        raise TrainingConfigError(f"malformed label line: {line.strip()[:80]!r}")
-    xs, ys = coords[0::2], coords[1::2]
-    x1, x2 = max(0.0, min(xs)), min(1.0, max(xs))
-    y1, y2 = max(0.0, min(ys)), min(1.0, max(ys))
-    return (x1 + x2) / 2, (y1 + y2) / 2, x2 - x1, y2 - y1
 
 
 def prepare_real(real_root: Path, out: Path) -> dict[str, int]:
@@ -82,7 +66,10 @@ def prepare_real(real_root: Path, out: Path) -> dict[str, int]:
                 link.symlink_to(image.resolve())
             label_in = real_root / split / "labels" / f"{image.stem}.txt"
             lines = label_in.read_text().splitlines() if label_in.exists() else []
-            boxes = [b for b in (polygon_line_to_box(line) for line in lines) if b is not None]
+            try:
+                boxes = [b for b in (polygon_line_to_box(line) for line in lines) if b is not None]
+            except DatasetError as exc:
+                raise TrainingConfigError(f"{label_in}: {exc}") from exc
             (labels_out / f"{image.stem}.txt").write_text(
                 "".join(f"0 {cx:.6f} {cy:.6f} {w:.6f} {h:.6f}\n" for cx, cy, w, h in boxes if w > 0 and h > 0)
             )
@@ -111,13 +98,14 @@ def build_data_yaml(config: dict[str, Any], work: Path) -> PreparedData:
     synthetic = config.get("synthetic") or {}
     n_synth = int(synthetic.get("count", 0))
     if n_synth > 0:
-        from datasets.synth.writer import write_dataset
+        from datasets.synth.writer import RECIPES, write_dataset
 
         synth_dir = _resolve(synthetic.get("dir"), REPO_ROOT) or work / "synthetic"
         have = len(list((synth_dir / "images").glob("*.jpg"))) if (synth_dir / "images").is_dir() else 0
         if have < n_synth:
             print(f"generating synthetic images {have}..{n_synth - 1} into {synth_dir}", flush=True)
-            write_dataset(synth_dir, n_synth - have, int(synthetic.get("seed", 0)), workers=yolo_env.THREADS, start=have)
+            recipe = RECIPES[str(synthetic.get("recipe", "default"))]
+            write_dataset(synth_dir, n_synth - have, int(synthetic.get("seed", 0)), workers=yolo_env.THREADS, start=have, recipe=recipe)
         train_dirs.append(str(synth_dir / "images"))
         if not val_dirs:  # no real data: validate on the synthetic set (smoke runs)
             val_dirs.append(str(synth_dir / "images"))
@@ -130,11 +118,14 @@ def build_data_yaml(config: dict[str, Any], work: Path) -> PreparedData:
 
 
 def load_config(path: Path) -> dict[str, Any]:
+    """The detector config at ``path``, its ``base`` chain resolved (:mod:`training.configs`)."""
+    from training.configs import ConfigError, load_config as load_yaml
+
     try:
-        config = yaml.safe_load(Path(path).read_text())
-    except FileNotFoundError as exc:
-        raise TrainingConfigError(f"config not found: {path}") from exc
-    if not isinstance(config, dict) or "model" not in config:
+        config = load_yaml(path)
+    except ConfigError as exc:
+        raise TrainingConfigError(str(exc)) from exc
+    if "model" not in config:
         raise TrainingConfigError(f"{path}: expected a mapping with at least `model`")
     return config
 

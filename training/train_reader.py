@@ -31,91 +31,20 @@ import json
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
-import yaml
 
-from solver.tiles import NUM_KINDS, Tile, parse_tile
+from datasets.synth.editions import ASSORTED, Edition
+from solver.tiles import NUM_KINDS, Tile
+from training.configs import load_config
+from training.real_data import DEFAULT_REAL, DatasetError, LabelledPhoto, load_real_split
 from vision.crops import crop_tile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = REPO_ROOT / "datasets" / "configs" / "reader.yaml"
-DEFAULT_REAL = REPO_ROOT.parent / "shared" / "datasets" / "rummikub-real"
 SHIPPED_WEIGHTS = REPO_ROOT / "models" / "reader.pt"
-
-
-class DatasetError(ValueError):
-    """The real dataset is missing or malformed."""
-
-
-@dataclass(frozen=True)
-class LabelledTile:
-    """One labelled tile of a photo: its kind and polygon in photo pixels, shape (k, 2)."""
-
-    tile: Tile
-    polygon: np.ndarray
-
-    @property
-    def box(self) -> tuple[float, float, float, float]:
-        xs, ys = self.polygon[:, 0], self.polygon[:, 1]
-        return float(xs.min()), float(ys.min()), float(xs.max()), float(ys.max())
-
-
-@dataclass(frozen=True)
-class LabelledPhoto:
-    """A photo of the real set and its labelled tiles; ``group`` names the original photo."""
-
-    image_path: Path
-    tiles: tuple[LabelledTile, ...]
-
-    @property
-    def group(self) -> str:
-        # Roboflow names augmented copies "<photo>_jpeg.rf.<hash>.jpg".
-        return self.image_path.name.split("_jpeg")[0].split(".rf.")[0]
-
-
-def class_tiles(real_root: Path) -> list[Tile]:
-    """The dataset's class ids as tiles (its names are like ``red_7`` and ``joker``)."""
-    config_path = Path(real_root) / "data.yaml"
-    if not config_path.is_file():
-        raise DatasetError(f"no data.yaml in {real_root}: get the real dataset first (datasets/README.md)")
-    names = yaml.safe_load(config_path.read_text())["names"]
-    if isinstance(names, dict):
-        names = [names[k] for k in sorted(names)]
-    return [parse_tile(n) for n in names]
-
-
-def load_real_split(real_root: Path | str, split: str) -> list[LabelledPhoto]:
-    """Every photo of ``split`` ("train" or "valid") with its tiles, sorted by file name."""
-    root = Path(real_root)
-    tiles_by_class = class_tiles(root)
-    image_dir, label_dir = root / split / "images", root / split / "labels"
-    if not image_dir.is_dir():
-        raise DatasetError(f"no {split} images in {root}")
-    photos = []
-    for image_path in sorted(image_dir.glob("*.jpg")):
-        label_path = label_dir / (image_path.stem + ".txt")
-        height, width = _image_size(image_path)
-        tiles = []
-        if label_path.is_file():
-            for line in label_path.read_text().splitlines():
-                values = line.split()
-                if len(values) < 7:
-                    continue
-                coords = np.asarray(values[1:], dtype=np.float64).reshape(-1, 2) * (width, height)
-                tiles.append(LabelledTile(tiles_by_class[int(values[0])], coords))
-        photos.append(LabelledPhoto(image_path, tuple(tiles)))
-    return photos
-
-
-def _image_size(path: Path) -> tuple[int, int]:
-    from PIL import Image
-
-    with Image.open(path) as im:
-        return im.height, im.width
 
 
 # --- views of one tile ---------------------------------------------------------------------
@@ -213,12 +142,14 @@ def _paste(canvas: np.ndarray, bgra: np.ndarray, x: int, y: int) -> None:
     canvas[ya:yb, xa:xb] = (region * (1 - alpha) + part[..., :3] * alpha).astype(np.uint8)
 
 
-def synthetic_crop(tile: Tile, rng: np.random.Generator, size: int, backgrounds: Sequence[np.ndarray]) -> np.ndarray:
-    """A rendered ``tile`` between random neighbours, turned to any angle, cropped like a real one."""
+def synthetic_crop(
+    tile: Tile, rng: np.random.Generator, size: int, backgrounds: Sequence[np.ndarray], edition: Edition = ASSORTED
+) -> np.ndarray:
+    """A rendered ``tile`` of ``edition`` between random neighbours, turned to any angle, cropped like a real one."""
     from datasets.synth.tiles import render_tile
 
     height = int(rng.integers(40, 130))
-    face = render_tile(tile, rng, height)
+    face = render_tile(tile, rng, height, edition)
     fh, fw = face.shape[:2]
     side = int(height * 3)
     canvas = _background(rng, side, backgrounds)
@@ -227,7 +158,7 @@ def synthetic_crop(tile: Tile, rng: np.random.Generator, size: int, backgrounds:
     for offset in (-1, 1):  # neighbours in the same meld or rack row
         if rng.random() < 0.6:
             neighbour = Tile.from_index(int(rng.integers(NUM_KINDS))) if rng.random() < 0.9 else None
-            other = render_tile(neighbour, rng, height)
+            other = render_tile(neighbour, rng, height, edition)
             _paste(canvas, other, cx - fw // 2 + offset * (fw + gap), cy - fh // 2)
     _paste(canvas, face, cx - fw // 2, cy - fh // 2)
     polygon = np.array(
@@ -420,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-ship", action="store_true", help="leave models/reader.pt alone")
     args = parser.parse_args(argv)
 
-    config = yaml.safe_load(args.config.read_text())
+    config = load_config(args.config)
     real_root = args.real or _resolve(config["dataset"]["real"])
     out = args.out or _resolve(config["dataset"]["out"])
     if not args.no_build:

@@ -1,4 +1,4 @@
-"""``python -m datasets.synth --out DIR --count N --seed S [--workers W] [--start K]``: write a synthetic dataset."""
+"""``python -m datasets.synth --out DIR --count N --seed S [--workers W] [--start K] [--recipe NAME]``: write a synthetic dataset."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from datasets.synth.writer import write_dataset
+from datasets.synth.writer import RECIPES, write_dataset
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -17,10 +17,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="base seed; image i uses rng([seed, i])")
     parser.add_argument("--start", type=int, default=0, help="index of the first image (to extend a set)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes")
+    parser.add_argument("--recipe", choices=sorted(RECIPES), default="default",
+                        help="what the photos show: default (tables and racks) or generalised (close-ups, grids, editions, distractors)")
     args = parser.parse_args(argv)
     began = time.perf_counter()
     try:
-        tiles = write_dataset(args.out, args.count, args.seed, workers=args.workers, start=args.start)
+        tiles = write_dataset(args.out, args.count, args.seed, workers=args.workers, start=args.start, recipe=RECIPES[args.recipe])
     except ValueError as exc:
         parser.error(str(exc))
     print(f"wrote {args.count} images with {tiles} tiles to {args.out} in {time.perf_counter() - began:.0f} s")

@@ -2,15 +2,22 @@
 
 API::
 
-    compose_scene(rng, width=None, height=None, kind=None) -> Scene
-    Scene(image, tiles: tuple[PlacedTile, ...], melds: tuple[tuple[int, ...], ...], kind)
+    compose_scene(rng, width=None, height=None, kind=None, editions=(ASSORTED,), distractors=0) -> Scene
+    Scene(image, tiles: tuple[PlacedTile, ...], melds: tuple[tuple[int, ...], ...], kind, edition, distractors)
     PlacedTile(tile, corners, box, visible)
     REAL_CLASS_NAMES, real_class_index(tile)   # the real dataset's 53-class order
 
 A scene is laid out on a flat "table plane" (melds of touching tiles in any orientation, loose
-tiles, overlaps, clutter; or a rack with one or two tiers) and then photographed: a homography
-gives perspective, zoom (tiles cut off at the borders) and the phone's rotation, and
+tiles, overlaps, clutter; a rack with one or two tiers; a *close-up* of a rack, 1-3 tiers of
+touching upright tiles filling the frame, shot frontally, from the side or in strong perspective; or
+a spaced *grid* of tiles shot from above, any way round) and then photographed: a homography gives
+perspective, zoom (tiles cut off at the borders) and the phone's rotation, and
 :func:`datasets.synth.camera.photograph` adds light, colour cast, blur and noise.
+
+One scene shows one tile edition (drawn from ``editions``, see :mod:`datasets.synth.editions`);
+``distractors`` objects (rack ends, logos, wood knots, keyboard keys, face-down tiles, dice, coins;
+:mod:`datasets.synth.distractors`) are painted under the tiles and reported in
+``Scene.distractors`` as boxes (at least 70 % in view, not under a tile), never as tiles.
 
 Labels are exact: ``corners`` are the tile's four corners in image pixels in the tile's own
 upright order (top-left, top-right, bottom-right, bottom-left of the face as read), so a crop can
@@ -29,6 +36,8 @@ import numpy as np
 
 from datasets.synth.backgrounds import add_clutter, background
 from datasets.synth.camera import photograph
+from datasets.synth.distractors import DISTRACTOR_KINDS, paint_distractor
+from datasets.synth.editions import ASSORTED, Edition
 from datasets.synth.tiles import render_tile
 from solver.tiles import ALL_NUMBERED, JOKER, Colour, Tile
 
@@ -50,7 +59,9 @@ REAL_CLASS_NAMES: tuple[str, ...] = tuple(
 _REAL_INDEX = {name: i for i, name in enumerate(REAL_CLASS_NAMES)}
 
 MIN_VISIBLE = 0.3
-SCENE_KINDS = ("table", "rack")
+SCENE_KINDS = ("table", "rack", "closeup", "grid")
+#: Share of a distractor's box that must be in view and not under a tile for it to be reported.
+DISTRACTOR_MIN_VISIBLE = 0.7
 _SIZES = ((960, 720), (720, 960), (800, 800), (1024, 576), (576, 1024), (640, 480), (480, 640))
 
 
@@ -74,6 +85,9 @@ class Scene:
     tiles: tuple[PlacedTile, ...]
     melds: tuple[tuple[int, ...], ...]
     kind: str
+    edition: str = ASSORTED.name
+    #: Boxes (x1, y1, x2, y2, image pixels) of the distractors in view: background, not tiles.
+    distractors: tuple[tuple[float, float, float, float], ...] = ()
 
 
 @dataclass
@@ -130,7 +144,7 @@ def _meld_angle(rng: np.random.Generator, style: str) -> float:
     return base + float(rng.normal(0, 6 if style == "tidy" else 20))
 
 
-def _table_layout(rng: np.random.Generator, wp: int, hp: int) -> list[_Placement]:
+def _table_layout(rng: np.random.Generator, wp: int, hp: int, edition: Edition = ASSORTED) -> list[_Placement]:
     tile_h = float(np.exp(rng.uniform(np.log(20), np.log(150))))
     style = str(rng.choice(["tidy", "messy", "any"], p=[0.5, 0.3, 0.2]))
     occupancy = np.zeros((hp // 4 + 1, wp // 4 + 1), np.uint8)
@@ -145,7 +159,7 @@ def _table_layout(rng: np.random.Generator, wp: int, hp: int) -> list[_Placement
         loose = rng.random() < 0.2
         tiles = [_random_tile(rng)] if loose else random_meld(rng)
         height = tile_h * rng.uniform(0.95, 1.05)
-        patches = [render_tile(t, rng, max(8, int(round(height)))) for t in tiles]
+        patches = [render_tile(t, rng, max(8, int(round(height))), edition) for t in tiles]
         gaps = [0.0] + [
             float(rng.choice([0.0, rng.uniform(0, 0.04), rng.uniform(0.04, 0.15)], p=[0.5, 0.4, 0.1])) * height
             for _ in tiles[1:]
@@ -178,7 +192,7 @@ def _table_layout(rng: np.random.Generator, wp: int, hp: int) -> list[_Placement
     return placements
 
 
-def _rack_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray) -> list[_Placement]:
+def _rack_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition = ASSORTED) -> list[_Placement]:
     tiers = 1 if rng.random() < 0.4 else 2
     per_tier = [int(rng.integers(3, 19)) for _ in range(tiers)]
     tile_h = min(hp / (tiers * 1.6 + 0.6), wp / (max(per_tier) * 0.8 + 1)) * rng.uniform(0.5, 0.95)
@@ -199,7 +213,7 @@ def _rack_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray)
         x = x0 + rng.uniform(0.1, 0.5) * tile_w
         for _ in range(per_tier[tier]):
             tile = _random_tile(rng)
-            patch = render_tile(tile, rng, max(8, int(round(tile_h * rng.uniform(0.97, 1.03)))))
+            patch = render_tile(tile, rng, max(8, int(round(tile_h * rng.uniform(0.97, 1.03)))), edition)
             pw, ph = patch.shape[1], patch.shape[0]
             if x + pw > x0 + rack_w:
                 break
@@ -208,6 +222,84 @@ def _rack_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray)
             gap = float(rng.choice([0.0, rng.uniform(0, 0.05), rng.uniform(0.3, 1.5)], p=[0.5, 0.4, 0.1]))
             x += pw + gap * pw
     return placements
+
+
+def _rack_body(rng: np.random.Generator) -> tuple[float, ...]:
+    if rng.random() < 0.6:
+        return tuple(float(c) for c in rng.uniform(10, 120, 3))
+    return tuple([float(rng.uniform(15, 60))] * 3)
+
+
+def _closeup_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition) -> list[_Placement]:
+    """A rack filling the frame: 1-3 tiers of touching upright tiles (about a ninth of the width each)."""
+    tiers = int(rng.choice([1, 2, 3], p=[0.25, 0.35, 0.4]))
+    per_tier = int(rng.choice([int(rng.integers(3, 8)), int(rng.integers(8, 11)), int(rng.integers(11, 15))], p=[0.2, 0.6, 0.2]))
+    aspect = float(np.mean(edition.aspect))
+    tile_w = wp * rng.uniform(0.85, 1.0) / per_tier
+    tile_h = tile_w / aspect
+    pitch_share = rng.uniform(1.1, 1.3)
+    fit = hp * rng.uniform(0.9, 1.1) / (tiers * tile_h * pitch_share + 0.2 * tile_h)
+    if fit < 1:
+        tile_h *= fit
+        tile_w *= fit
+    pitch = tile_h * pitch_share
+    body = _rack_body(rng)
+    rack_w = min(wp * 1.05, per_tier * tile_w * rng.uniform(1.0, 1.08) + tile_w * 0.3)
+    x0 = (wp - rack_w) / 2 + rng.normal(0, wp * 0.02)
+    y0 = (hp - tiers * pitch) / 2 + tile_h * 0.1
+    cv2.rectangle(canvas, (int(x0), int(y0 - 0.2 * tile_h)), (int(x0 + rack_w), int(y0 + tiers * pitch + 0.2 * tile_h)), body, -1, cv2.LINE_AA)
+    placements: list[_Placement] = []
+    for tier in range(tiers):
+        base_y = y0 + tier * pitch + tile_h
+        ledge = tuple(min(255.0, c * rng.uniform(1.1, 1.6) + 10) for c in body)
+        cv2.rectangle(canvas, (int(x0), int(base_y)), (int(x0 + rack_w), int(base_y + (pitch - tile_h) * 0.8)), ledge, -1, cv2.LINE_AA)
+        x = x0 + rng.uniform(0.0, 0.2) * tile_w
+        count = per_tier if rng.random() < 0.7 else int(rng.integers(max(1, per_tier // 2), per_tier + 1))
+        for _ in range(count):
+            tile = _random_tile(rng)
+            patch = render_tile(tile, rng, max(8, int(round(tile_h * rng.uniform(0.98, 1.02)))), edition)
+            pw, ph = patch.shape[1], patch.shape[0]
+            if x + pw > x0 + rack_w + 0.5 * pw:
+                break
+            matrix = _rotation(float(rng.normal(0, 1.2)), x + pw / 2, base_y - ph / 2, pw / 2, ph / 2)
+            placements.append(_Placement(patch, matrix, tile, tier))
+            x += pw * (1.0 + float(rng.choice([0.0, rng.uniform(0, 0.03), rng.uniform(0.05, 0.4)], p=[0.6, 0.3, 0.1])))
+    return placements
+
+
+def _grid_layout(rng: np.random.Generator, wp: int, hp: int, edition: Edition) -> list[_Placement]:
+    """Tiles laid out in a spaced grid, shot from above: every tile the same way round, or any way."""
+    tile_h = float(np.exp(rng.uniform(np.log(min(wp, hp) / 14), np.log(min(wp, hp) / 3.2))))
+    spacing = rng.uniform(0.15, 1.0)
+    step_x, step_y = tile_h * (0.75 + spacing), tile_h * (1.0 + spacing)
+    cols, rows = max(1, int(wp / step_x)), max(1, int(hp / step_y))
+    turn = float(rng.choice([0, 90, 180, 270]))
+    any_way = rng.random() < 0.3
+    placements: list[_Placement] = []
+    ox, oy = (wp - (cols - 1) * step_x) / 2, (hp - (rows - 1) * step_y) / 2
+    for r in range(rows):
+        for c in range(cols):
+            if rng.random() < 0.15:
+                continue
+            tile = _random_tile(rng)
+            patch = render_tile(tile, rng, max(8, int(round(tile_h))), edition)
+            angle = float(rng.uniform(0, 360)) if any_way else turn + float(rng.normal(0, 3))
+            matrix = _rotation(angle, ox + c * step_x, oy + r * step_y, patch.shape[1] / 2, patch.shape[0] / 2)
+            placements.append(_Placement(patch, matrix, tile, r * cols + c))
+    return placements
+
+
+def _paint_distractors(
+    canvas: np.ndarray, rng: np.random.Generator, count: int, size: float, edition: Edition
+) -> list[np.ndarray]:
+    """Paint ``count`` distractors about ``size`` px across on the plane; their corners."""
+    h, w = canvas.shape[:2]
+    corners = []
+    for _ in range(count):
+        kind = DISTRACTOR_KINDS[int(rng.integers(0, len(DISTRACTOR_KINDS)))]
+        centre = (float(rng.uniform(0.05, 0.95) * w), float(rng.uniform(0.05, 0.95) * h))
+        corners.append(paint_distractor(canvas, rng, kind, centre, size * float(rng.uniform(0.8, 1.3)), edition))
+    return corners
 
 
 def _paint(canvas: np.ndarray, placements: list[_Placement], rng: np.random.Generator) -> np.ndarray:
@@ -251,6 +343,8 @@ def _paint(canvas: np.ndarray, placements: list[_Placement], rng: np.random.Gene
 
 def _camera(rng: np.random.Generator, wp: int, hp: int, wo: int, ho: int, kind: str, quarter: int) -> np.ndarray:
     """Homography from the plane to the photo: zoom, tilt (perspective), rotation, shift."""
+    if kind in ("closeup", "grid"):
+        return _near_camera(rng, wp, hp, wo, ho, kind, quarter)
     zoom = rng.uniform(0.85, 1.25)
     squeeze = rng.uniform(0.7, 1.0) if kind == "table" else rng.uniform(0.75, 1.0)
     top = rng.uniform(0.65, 1.0) if rng.random() < 0.7 else 1.0
@@ -270,29 +364,73 @@ def _camera(rng: np.random.Generator, wp: int, hp: int, wo: int, ho: int, kind: 
     return cv2.getPerspectiveTransform(src, dst.astype(np.float32))
 
 
+def _near_camera(rng: np.random.Generator, wp: int, hp: int, wo: int, ho: int, kind: str, quarter: int) -> np.ndarray:
+    """Close-ups: frontal, from the side (about 30 degrees: one end nearer) or in strong perspective."""
+    zoom = rng.uniform(0.95, 1.2)
+    fw, fh = (wo, ho) if quarter % 2 == 0 else (ho, wo)
+    half_w, half_h = fw * zoom / 2, fh * zoom / 2
+    view = str(rng.choice(["front", "side", "steep"], p=[0.4, 0.3, 0.3])) if kind == "closeup" else "front"
+    left = right = top = bottom = 1.0
+    if view == "front":
+        top = rng.uniform(0.85, 1.0)
+    elif view == "side":  # one end of the rack nearer the camera
+        near = rng.uniform(0.6, 0.8)
+        left, right = (near, 1.0) if rng.random() < 0.5 else (1.0, near)
+    else:
+        top = rng.uniform(0.5, 0.7)
+    dst = np.array([
+        [-half_w * top, -half_h * left], [half_w * top, -half_h * right],
+        [half_w * bottom, half_h * right], [-half_w * bottom, half_h * left],
+    ], np.float32)
+    angle = np.deg2rad(90 * quarter + rng.normal(0, 5))
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
+    shift = np.array([wo / 2 + rng.normal(0, wo * 0.03), ho / 2 + rng.normal(0, ho * 0.03)], np.float32)
+    dst = dst @ rot.T + shift
+    src = np.array([[0, 0], [wp, 0], [wp, hp], [0, hp]], np.float32)
+    return cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+
+
 def compose_scene(
-    rng: np.random.Generator, width: int | None = None, height: int | None = None, kind: str | None = None
+    rng: np.random.Generator,
+    width: int | None = None,
+    height: int | None = None,
+    kind: str | None = None,
+    editions: tuple[Edition, ...] = (ASSORTED,),
+    distractors: int = 0,
 ) -> Scene:
-    """Render one labelled photo. Same ``rng`` state, same scene."""
+    """Render one labelled photo of one of ``editions`` with ``distractors`` non-tiles. Same ``rng``, same scene."""
     if kind is None:
         kind = "table" if rng.random() < 0.75 else "rack"
     if kind not in SCENE_KINDS:
         raise ValueError(f"unknown scene kind {kind!r}; choose from {', '.join(SCENE_KINDS)}")
+    if not editions:
+        raise ValueError("compose_scene needs at least one edition")
+    edition = editions[0] if len(editions) == 1 else editions[int(rng.integers(0, len(editions)))]
     if width is None or height is None:
         width, height = _SIZES[int(rng.integers(0, len(_SIZES)))]
     quarter = int(rng.choice([0, 1, 2, 3], p=[0.7, 0.1, 0.1, 0.1]))
-    wp, hp = (width, height) if quarter % 2 == 0 else (height, width)
+    if kind == "closeup":  # the rack lies along the plane's longer side, whichever way the phone is held
+        wp, hp = (max(width, height), min(width, height))
+        quarter = (0 if width >= height else 1) + 2 * int(rng.random() < 0.15)
+    else:
+        wp, hp = (width, height) if quarter % 2 == 0 else (height, width)
     canvas = background(rng, wp, hp)
     add_clutter(canvas, rng, int(rng.integers(0, 5)))
     if kind == "table":
-        placements = _table_layout(rng, wp, hp)
+        placements = _table_layout(rng, wp, hp, edition)
+    elif kind == "closeup":
+        placements = _closeup_layout(rng, wp, hp, canvas, edition)
+    elif kind == "grid":
+        placements = _grid_layout(rng, wp, hp, edition)
     else:
-        placements = _rack_layout(rng, wp, hp, canvas)
+        placements = _rack_layout(rng, wp, hp, canvas, edition)
         if rng.random() < 0.3:  # a few tiles lying on the table in front
-            extra = _table_layout(rng, wp, hp)[: int(rng.integers(1, 6))]
+            extra = _table_layout(rng, wp, hp, edition)[: int(rng.integers(1, 6))]
             for p in extra:
                 p.group += 1000
             placements += extra
+    tile_size = float(np.median([p.patch.shape[0] for p in placements])) if placements else min(wp, hp) / 10
+    distractor_corners = _paint_distractors(canvas, rng, distractors, tile_size, edition) if distractors else []
     bare = canvas.copy()  # the table without tiles, to fill what the camera sees beyond the plane
     corners_plane = [_apply_affine(p.matrix, _patch_corners(p.patch)) for p in placements]
     groups = [p.group for p in placements]
@@ -329,4 +467,26 @@ def compose_scene(
     for i, group in enumerate(groups):
         if i in index_of:
             melds.setdefault(group, []).append(index_of[i])
-    return Scene(image, tuple(placed), tuple(tuple(m) for m in melds.values()), kind)
+    shown = _visible_distractors(distractor_corners, homography, id_image, width, height)
+    return Scene(image, tuple(placed), tuple(tuple(m) for m in melds.values()), kind, edition.name, shown)
+
+
+def _visible_distractors(
+    corners: list[np.ndarray], homography: np.ndarray, id_image: np.ndarray, width: int, height: int
+) -> tuple[tuple[float, float, float, float], ...]:
+    """Image boxes of the distractors mostly in view and not under a tile."""
+    boxes = []
+    for plane_corners in corners:
+        projected = cv2.perspectiveTransform(plane_corners[None].astype(np.float32), homography)[0]
+        area = abs(cv2.contourArea(projected))
+        if area <= 16:
+            continue
+        mask = np.zeros((height, width), np.uint8)
+        cv2.fillConvexPoly(mask, np.round(projected).astype(np.int32), 1)
+        free = int(np.count_nonzero(mask & (id_image == 0)))
+        if free / area < DISTRACTOR_MIN_VISIBLE:
+            continue
+        x1, y1 = np.clip(projected.min(axis=0), 0, (width, height))
+        x2, y2 = np.clip(projected.max(axis=0), 0, (width, height))
+        boxes.append((float(x1), float(y1), float(x2), float(y2)))
+    return tuple(boxes)

@@ -2,7 +2,7 @@
 
 API (stable; the tile reader's training uses it)::
 
-    render_tile(tile: Tile | None, rng: np.random.Generator, height: int) -> np.ndarray
+    render_tile(tile: Tile | None, rng: np.random.Generator, height: int, edition: Edition = ASSORTED) -> np.ndarray
 
 returns a ``(height, width, 4)`` uint8 **BGRA** image, ``width ≈ 0.62..0.78 × height``.
 Alpha is 255 on the tile (anti-aliased rounded corners) and 0 outside, so callers can
@@ -14,7 +14,10 @@ Everything random comes from ``rng``: the same seed gives the same pixels. Varia
 what real photos show: ivory/cream plastic tones, bevel shading, the side strip, glare,
 several bold fonts (DejaVu/STIX from the system or matplotlib, plus OpenCV's Hershey
 fonts; nothing is downloaded), ink hues (blue drifting to teal, orange towards red or
-yellow, black washed out by glare), mark shapes, and joker faces.
+yellow, black washed out by glare), mark shapes, and joker faces. ``edition``
+(:mod:`datasets.synth.editions`) fixes what one maker's box shares: fonts, palette, marks, a circle
+behind the digit, joker faces, body tone and aspect; the default mixes the training fonts and marks
+tile by tile, as the generator always did.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from datasets.synth.editions import ASSORTED, Edition, JokerFace, Mark, Marked
 from solver.tiles import Colour, Tile
 
 __all__ = ["render_tile", "font_names", "INK_BGR"]
@@ -48,11 +52,22 @@ _BOLD_FONT_FILES = (
     "DejaVuSans.ttf",
     "cmb10.ttf",
 )
+#: Fonts only some editions use (the assorted mix keeps to the list above).
+_EDITION_FONT_FILES = (
+    "LiberationSans-Bold.ttf",
+    "LiberationSansNarrow-Bold.ttf",
+    "LiberationSerif-Bold.ttf",
+    "LiberationMono-Bold.ttf",
+)
 _HERSHEY = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_COMPLEX)
 
 
 def _font_dirs() -> list[Path]:
-    dirs = [Path("/usr/share/fonts/truetype/dejavu"), Path("/usr/share/fonts/truetype")]
+    dirs = [
+        Path("/usr/share/fonts/truetype/dejavu"),
+        Path("/usr/share/fonts/truetype/liberation"),
+        Path("/usr/share/fonts/truetype"),
+    ]
     try:
         import matplotlib
 
@@ -63,20 +78,34 @@ def _font_dirs() -> list[Path]:
 
 
 @functools.lru_cache(maxsize=1)
-def _font_paths() -> tuple[Path, ...]:
-    """Installed bold TTFs, one per name, in a fixed order (so seeds reproduce on one machine)."""
+def _installed_fonts() -> dict[str, Path]:
+    """Installed TTFs by file name, the first found per name."""
     found: dict[str, Path] = {}
     for directory in _font_dirs():
-        for name in _BOLD_FONT_FILES:
+        for name in _BOLD_FONT_FILES + _EDITION_FONT_FILES:
             path = directory / name
             if name not in found and path.is_file():
                 found[name] = path
-    return tuple(found[name] for name in _BOLD_FONT_FILES if name in found)
+    return found
+
+
+@functools.lru_cache(maxsize=1)
+def _font_paths() -> tuple[Path, ...]:
+    """The assorted mix's bold TTFs, in a fixed order (so seeds reproduce on one machine)."""
+    return tuple(_installed_fonts()[name] for name in _BOLD_FONT_FILES if name in _installed_fonts())
 
 
 def font_names() -> list[str]:
     """Names of the fonts the renderer draws digits with (TTF files, then Hershey fonts)."""
-    return [p.name for p in _font_paths()] + [f"hershey-{h}" for h in _HERSHEY]
+    extra = [name for name in _EDITION_FONT_FILES if name in _installed_fonts()]
+    return [p.name for p in _font_paths()] + extra + [f"hershey-{i}" for i in range(len(_HERSHEY))]
+
+
+def _edition_fonts(edition: Edition) -> list[str]:
+    """The edition's fonts that exist here (an edition falls back to DejaVu Sans Bold)."""
+    available = set(font_names())
+    fonts = [f for f in edition.fonts if f in available]
+    return fonts or [font_names()[0]]
 
 
 @functools.lru_cache(maxsize=256)
@@ -84,17 +113,16 @@ def _truetype(path: Path, size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(path), size)
 
 
-def _glyph_mask(text: str, font_index: int) -> np.ndarray:
-    """A tight float mask (0..1) of ``text`` in font ``font_index`` at a fixed large size."""
-    paths = _font_paths()
-    if font_index < len(paths):
-        font = _truetype(paths[font_index], 96)
+def _glyph_mask(text: str, font: str) -> np.ndarray:
+    """A tight float mask (0..1) of ``text`` in the font named ``font`` at a fixed large size."""
+    if not font.startswith("hershey-"):
+        font = _truetype(_installed_fonts()[font], 96)
         left, top, right, bottom = font.getbbox(text)
         canvas = Image.new("L", (right - left + 8, bottom - top + 8), 0)
         ImageDraw.Draw(canvas).text((4 - left, 4 - top), text, fill=255, font=font)
         mask = np.asarray(canvas, dtype=np.float32) / 255.0
     else:
-        face = _HERSHEY[(font_index - len(paths)) % len(_HERSHEY)]
+        face = _HERSHEY[int(font.split("-")[1]) % len(_HERSHEY)]
         (w, h), base = cv2.getTextSize(text, face, 3.0, 9)
         canvas = np.zeros((h + base + 20, w + 20), np.uint8)
         cv2.putText(canvas, text, (10, h + 10), face, 3.0, 255, 9, cv2.LINE_AA)
@@ -103,13 +131,13 @@ def _glyph_mask(text: str, font_index: int) -> np.ndarray:
     return mask[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
 
 
-_GLYPH_CACHE: dict[tuple[str, int], np.ndarray] = {}
+_GLYPH_CACHE: dict[tuple[str, str], np.ndarray] = {}
 
 
-def _cached_glyph(text: str, font_index: int) -> np.ndarray:
-    key = (text, font_index)
+def _cached_glyph(text: str, font: str) -> np.ndarray:
+    key = (text, font)
     if key not in _GLYPH_CACHE:
-        _GLYPH_CACHE[key] = _glyph_mask(text, font_index)
+        _GLYPH_CACHE[key] = _glyph_mask(text, font)
     return _GLYPH_CACHE[key]
 
 
@@ -130,20 +158,24 @@ def _vary_bgr(bgr: tuple[int, int, int], rng: np.random.Generator, amount: float
     return np.clip(np.array(bgr, np.float32) + rng.normal(0, amount, 3), 0, 255)
 
 
-def _ink_colour(colour: Colour, rng: np.random.Generator) -> np.ndarray:
+def _ink_colour(colour: Colour, rng: np.random.Generator, edition: Edition = ASSORTED) -> np.ndarray:
     """Ink colour with the drifts real photos show (teal blue, red-ish orange, grey black)."""
-    b, g, r = INK_BGR[colour]
+    b, g, r = edition.ink(colour) or INK_BGR[colour]
+    drift = edition.ink_drift
     if colour is Colour.BLUE:
-        g += rng.uniform(-30, 60)  # towards teal
-        b += rng.uniform(-40, 40)
+        g += rng.uniform(-30, 60) * drift  # towards teal
+        b += rng.uniform(-40, 40) * drift
     elif colour is Colour.ORANGE:
-        g += rng.uniform(-45, 40)  # towards red or yellow
+        g += rng.uniform(-45, 40) * drift  # towards red or yellow
     elif colour is Colour.RED:
-        g += rng.uniform(-10, 35)
-        b += rng.uniform(-10, 40)
+        g += rng.uniform(-10, 35) * drift
+        b += rng.uniform(-10, 40) * drift
     else:
-        grey = rng.uniform(-10, 45)
+        grey = rng.uniform(-10, 45) * drift
         b, g, r = b + grey, g + grey, r + grey
+        if edition.black_sheen:  # bronze or grey where light catches the ink
+            sheen = rng.uniform(0, 1) * edition.black_sheen
+            b, g, r = b + 25 * sheen, g + 45 * sheen, r + 70 * sheen
     base = np.array([b, g, r], np.float32)
     brightness = rng.uniform(0.75, 1.15)
     return np.clip(base * brightness + rng.normal(0, 6, 3), 0, 255)
@@ -161,69 +193,108 @@ def _paste_mask(dst: np.ndarray, mask: np.ndarray, cx: float, cy: float) -> None
     np.maximum(dst[ya:yb, xa:xb], region, out=dst[ya:yb, xa:xb])
 
 
-def _number_mask(number: int, rng: np.random.Generator, h: int, w: int) -> tuple[np.ndarray, float]:
-    """Mask of the number on an ``h×w`` face; returns the mask and the number's bottom row."""
-    n_fonts = len(_font_paths()) + len(_HERSHEY)
+def _pick_font(rng: np.random.Generator, edition: Edition) -> str:
+    if edition.fonts:
+        fonts = _edition_fonts(edition)
+        return fonts[int(rng.integers(0, len(fonts)))]
+    names = font_names()
+    n_ttf = len(_font_paths())
     # TTF fonts look most like real tiles: prefer them.
-    if _font_paths() and rng.random() < 0.8:
-        font_index = int(rng.integers(0, len(_font_paths())))
-    else:
-        font_index = int(rng.integers(len(_font_paths()), n_fonts))
-    glyph = _cached_glyph(str(number), font_index)
-    target_h = h * rng.uniform(0.27, 0.38)
+    if n_ttf and rng.random() < 0.8:
+        return names[int(rng.integers(0, n_ttf))]
+    return f"hershey-{int(rng.integers(0, len(_HERSHEY)))}"
+
+
+def _number_mask(
+    number: int, rng: np.random.Generator, h: int, w: int, edition: Edition = ASSORTED
+) -> tuple[np.ndarray, float, float, float]:
+    """Mask of the number on an ``h×w`` face; returns the mask, its centre row, height and width."""
+    glyph = _cached_glyph(str(number), _pick_font(rng, edition))
+    target_h = h * rng.uniform(*edition.digit_height)
     scale = target_h / glyph.shape[0]
     max_w = w * rng.uniform(0.72, 0.88)
     sx = min(scale * rng.uniform(0.9, 1.15), max_w / glyph.shape[1])
     gw, gh = max(1, int(round(glyph.shape[1] * sx))), max(1, int(round(target_h)))
     small = cv2.resize(glyph, (gw, gh), interpolation=cv2.INTER_AREA)
-    if rng.random() < 0.5:  # bolder strokes
-        k = max(1, int(round(h / 60)))
+    low, high = edition.stroke
+    weight = rng.uniform(low, high) if edition is not ASSORTED else float(rng.random() < 0.5)
+    k = int(round(weight * h / 60))
+    if k >= 1:  # bolder strokes
         small = cv2.dilate(small, np.ones((k, k), np.float32))
     mask = np.zeros((h, w), np.float32)
     cy = h * rng.uniform(0.27, 0.35)
     cx = w / 2 + rng.normal(0, w * 0.015)
     _paste_mask(mask, small, cx, cy)
-    return mask, cy + gh / 2
+    return mask, cy, gh, gw
 
 
-def _mark_mask(rng: np.random.Generator, h: int, w: int, top: float) -> np.ndarray:
-    """The small mark under the number (a dot, bar or ring) that tells which way is up."""
+def _mark_mask(rng: np.random.Generator, h: int, w: int, top: float, kind: Mark) -> np.ndarray:
+    """The small mark under the number (a dot, bar, ring or emblem) that tells which way is up."""
     mask = np.zeros((h * 4, w * 4), np.uint8)
     cx, cy = w * 4 // 2, int((top + h * rng.uniform(0.07, 0.12)) * 4)
-    kind = rng.integers(0, 3)
     size = h * 4 * rng.uniform(0.035, 0.06)
-    if kind == 0:
+    if kind is Mark.DOT:
         cv2.circle(mask, (cx, cy), int(size), 255, -1, cv2.LINE_AA)
-    elif kind == 1:
+    elif kind is Mark.BAR:
         half_w = int(size * rng.uniform(1.6, 3.0))
         half_h = max(2, int(size * 0.45))
         cv2.rectangle(mask, (cx - half_w, cy - half_h), (cx + half_w, cy + half_h), 255, -1, cv2.LINE_AA)
-    else:
+    elif kind is Mark.RING:
         cv2.circle(mask, (cx, cy), int(size * 1.2), 255, max(2, int(size * 0.5)), cv2.LINE_AA)
+    else:  # LOGO: a diamond inside a ring
+        r = int(size * 1.6)
+        cv2.circle(mask, (cx, cy), r, 255, max(2, int(size * 0.3)), cv2.LINE_AA)
+        diamond = np.array([[cx, cy - r // 2], [cx + r // 2, cy], [cx, cy + r // 2], [cx - r // 2, cy]], np.int32)
+        cv2.fillConvexPoly(mask, diamond, 255, cv2.LINE_AA)
     return cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
 
 
-def _joker_mask(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-    """A smiling face in a circle, the usual joker picture."""
+def _face(mask: np.ndarray, cx: int, cy: int, radius: int, thick: int, rng: np.random.Generator, flip: bool = False) -> None:
+    """A smiling face in a circle, drawn into ``mask`` (upside down when ``flip``)."""
+    sign = -1 if flip else 1
+    cv2.circle(mask, (cx, cy), radius, 255, thick, cv2.LINE_AA)
+    eye_dx, eye_dy, eye_r = int(radius * 0.38), int(radius * 0.3), max(2, int(radius * 0.13))
+    cv2.circle(mask, (cx - eye_dx, cy - sign * eye_dy), eye_r, 255, -1, cv2.LINE_AA)
+    cv2.circle(mask, (cx + eye_dx, cy - sign * eye_dy), eye_r, 255, -1, cv2.LINE_AA)
+    mouth = (int(radius * 0.55), int(radius * rng.uniform(0.3, 0.5)))
+    start, end = (15, 165) if not flip else (195, 345)
+    cv2.ellipse(mask, (cx, cy + sign * int(radius * 0.1)), mouth, 0, start, end, 255, max(2, thick), cv2.LINE_AA)
+    if rng.random() < 0.5:  # a nose
+        cv2.circle(mask, (cx, cy + sign * int(radius * 0.05)), max(2, eye_r // 2), 255, -1, cv2.LINE_AA)
+
+
+def _joker_mask(rng: np.random.Generator, h: int, w: int, face: JokerFace = JokerFace.SMILE) -> np.ndarray:
+    """The joker's picture: a smiling face, two faces head to foot, or a face under a jester's hat."""
     s = 4
     mask = np.zeros((h * s, w * s), np.uint8)
     cx = w * s // 2
-    cy = int(h * s * rng.uniform(0.3, 0.38))
-    radius = int(min(w * s * rng.uniform(0.32, 0.42), h * s * 0.24))
-    thick = max(2, int(radius * rng.uniform(0.1, 0.2)))
-    cv2.circle(mask, (cx, cy), radius, 255, thick, cv2.LINE_AA)
-    eye_dx, eye_dy, eye_r = int(radius * 0.38), int(radius * 0.3), max(2, int(radius * 0.13))
-    cv2.circle(mask, (cx - eye_dx, cy - eye_dy), eye_r, 255, -1, cv2.LINE_AA)
-    cv2.circle(mask, (cx + eye_dx, cy - eye_dy), eye_r, 255, -1, cv2.LINE_AA)
-    mouth = (int(radius * 0.55), int(radius * rng.uniform(0.3, 0.5)))
-    cv2.ellipse(mask, (cx, cy + int(radius * 0.1)), mouth, 0, 15, 165, 255, max(2, thick // 1), cv2.LINE_AA)
-    if rng.random() < 0.5:  # a nose
-        cv2.circle(mask, (cx, cy + int(radius * 0.05)), max(2, eye_r // 2), 255, -1, cv2.LINE_AA)
+    if face is JokerFace.TWO_FACED:
+        radius = int(min(w * s * rng.uniform(0.26, 0.34), h * s * 0.17))
+        thick = max(2, int(radius * rng.uniform(0.1, 0.2)))
+        _face(mask, cx, int(h * s * 0.24), radius, thick, rng)
+        _face(mask, cx, int(h * s * 0.62), radius, thick, rng, flip=True)
+        cv2.line(mask, (int(w * s * 0.2), int(h * s * 0.43)), (int(w * s * 0.8), int(h * s * 0.43)), 255, thick, cv2.LINE_AA)
+    else:
+        cy = int(h * s * rng.uniform(0.3, 0.38))
+        radius = int(min(w * s * rng.uniform(0.32, 0.42), h * s * 0.24))
+        thick = max(2, int(radius * rng.uniform(0.1, 0.2)))
+        if face is JokerFace.JESTER:
+            cy = int(h * s * 0.42)
+            radius = int(radius * 0.8)
+            top = cy - radius
+            points = np.array(
+                [[cx - radius, top], [cx - radius * 1.3, top - radius * 1.1], [cx - radius * 0.3, top - radius * 0.4],
+                 [cx, top - radius * 1.3], [cx + radius * 0.3, top - radius * 0.4], [cx + radius * 1.3, top - radius * 1.1],
+                 [cx + radius, top]], np.int32)
+            cv2.fillPoly(mask, [points], 255, cv2.LINE_AA)
+        _face(mask, cx, cy, radius, thick, rng)
     return cv2.resize(mask, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
 
 
-def _plastic(rng: np.random.Generator) -> np.ndarray:
-    """Ivory/cream/white body colour (BGR)."""
+def _plastic(rng: np.random.Generator, edition: Edition = ASSORTED) -> np.ndarray:
+    """The body colour (BGR): the edition's tone, or ivory/cream/white for the assorted mix."""
+    if edition.body is not None:
+        return np.clip(np.array(edition.body, np.float32) + rng.normal(0, 4, 3), 0, 255)
     r = rng.uniform(236, 252)
     g = r - rng.uniform(2, 12)
     b = g - rng.uniform(0, 30)
@@ -233,11 +304,17 @@ def _plastic(rng: np.random.Generator) -> np.ndarray:
     return np.clip(base, 0, 255)
 
 
-def render_tile(tile: Tile | None, rng: np.random.Generator, height: int) -> np.ndarray:
-    """Render ``tile`` (or a blank face for ``None``) upright, ``height`` pixels tall, as BGRA uint8."""
+def _is_marked(number: int, edition: Edition) -> bool:
+    if edition.marked is Marked.NONE:
+        return False
+    return edition.marked is Marked.ALL or number in (6, 9)
+
+
+def render_tile(tile: Tile | None, rng: np.random.Generator, height: int, edition: Edition = ASSORTED) -> np.ndarray:
+    """Render ``tile`` (or a blank face for ``None``) of ``edition`` upright, ``height`` pixels tall, as BGRA."""
     if height < 8:
         raise ValueError(f"tile height must be at least 8 pixels, got {height}")
-    aspect = rng.uniform(0.62, 0.78)
+    aspect = rng.uniform(*edition.aspect)
     # Draw at a comfortable working size, then shrink with area averaging (anti-aliasing).
     work_h = int(np.clip(height * 2, 96, 320))
     work_w = max(8, int(round(work_h * aspect)))
@@ -248,7 +325,7 @@ def render_tile(tile: Tile | None, rng: np.random.Generator, height: int) -> np.
     body = _rounded_rect_mask(h, w, radius)
     face = _rounded_rect_mask(h, w, radius, 0, h - side) if side > 0 else body
 
-    plastic = _plastic(rng)
+    plastic = _plastic(rng, edition)
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     # Soft light falling across the face.
     angle = rng.uniform(0, 2 * np.pi)
@@ -277,19 +354,38 @@ def render_tile(tile: Tile | None, rng: np.random.Generator, height: int) -> np.
         ink_mask = np.zeros((h, w), np.float32)
         ink = np.zeros(3, np.float32)
     elif tile.is_joker:
-        colour = [Colour.RED, Colour.BLACK, Colour.ORANGE, Colour.BLUE][int(rng.choice(4, p=[0.45, 0.4, 0.1, 0.05]))]
-        ink = _ink_colour(colour, rng)
+        if edition is ASSORTED:
+            colour = [Colour.RED, Colour.BLACK, Colour.ORANGE, Colour.BLUE][int(rng.choice(4, p=[0.45, 0.4, 0.1, 0.05]))]
+            face_kind = JokerFace.SMILE
+        else:
+            colour = edition.joker_inks[int(rng.integers(0, len(edition.joker_inks)))]
+            face_kind = edition.jokers[int(rng.integers(0, len(edition.jokers)))]
+        ink = _ink_colour(colour, rng, edition)
         ink_mask = np.zeros((h, w), np.float32)
-        ink_mask[:face_h] = _joker_mask(rng, face_h, w)
+        ink_mask[:face_h] = _joker_mask(rng, face_h, w, face_kind)
     else:
         assert tile.colour is not None and tile.number is not None
-        ink = _ink_colour(tile.colour, rng)
+        ink = _ink_colour(tile.colour, rng, edition)
         ink_mask = np.zeros((h, w), np.float32)
-        number, bottom = _number_mask(tile.number, rng, face_h, w)
+        number, centre, digit_h, digit_w = _number_mask(tile.number, rng, face_h, w, edition)
+        if edition.digit_circle:  # a light disc printed behind the number
+            disc = np.zeros((h * 4, w * 4), np.uint8)
+            radius = int(max(digit_h * 0.75, digit_w * 0.62) * 4)
+            cv2.circle(disc, (w * 2, int(centre * 4)), radius, 255, -1, cv2.LINE_AA)
+            disc_mask = cv2.resize(disc, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
+            tone = np.clip(plastic * rng.uniform(1.02, 1.08) + 6, 0, 255)
+            img = img * (1 - disc_mask) + tone[None, None, :] * disc_mask
         ink_mask[:face_h] = number
-        if rng.random() < 0.9:
-            mark = _mark_mask(rng, face_h, w, bottom)
-            ink_mask[:face_h] = np.maximum(ink_mask[:face_h], mark * rng.uniform(0.5, 1.0))
+        bottom = centre + digit_h / 2
+        if edition is ASSORTED:
+            if rng.random() < 0.9:
+                kind = (Mark.DOT, Mark.BAR, Mark.RING)[int(rng.integers(0, 3))]
+                mark = _mark_mask(rng, face_h, w, bottom, kind)
+                ink_mask[:face_h] = np.maximum(ink_mask[:face_h], mark * rng.uniform(0.5, 1.0))
+        elif _is_marked(tile.number, edition):
+            kind = edition.marks[int(rng.integers(0, len(edition.marks)))]
+            mark = _mark_mask(rng, face_h, w, bottom, kind)
+            ink_mask[:face_h] = np.maximum(ink_mask[:face_h], mark * rng.uniform(0.7, 1.0))
     ink_mask *= face
     img = img * (1 - ink_mask[..., None]) + ink[None, None, :] * ink_mask[..., None]
 

@@ -10,20 +10,67 @@ Layout of ``out``::
 
 Image ``i`` is drawn from ``numpy.random.default_rng([seed, i])``, so any subset of a dataset can
 be regenerated exactly, whatever the number of worker processes.
+
+A :class:`SceneRecipe` says which scene kinds, editions and distractors the photos show
+(:data:`RECIPES`: ``default`` is the original mix of tables and racks of assorted tiles;
+``generalised`` adds close-up racks, grids, every training edition and distractors). A recipe
+that names a held-out edition is refused unless the caller builds a test set (``allow_held_out``).
 """
 
 from __future__ import annotations
 
 import json
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
+from datasets.synth.editions import HELD_OUT, TRAINING_EDITIONS, edition
 from datasets.synth.scenes import REAL_CLASS_NAMES, Scene, compose_scene, real_class_index
 
-__all__ = ["write_dataset", "write_scene", "scene_name"]
+__all__ = ["write_dataset", "write_scene", "scene_name", "SceneRecipe", "RECIPES", "HeldOutEditionError"]
+
+
+class HeldOutEditionError(ValueError):
+    """A training set was asked to show an edition kept out of all training."""
+
+
+@dataclass(frozen=True)
+class SceneRecipe:
+    """What the photos of a dataset show. Empty ``kinds`` leaves the choice to ``compose_scene``."""
+
+    kinds: tuple[tuple[str, float], ...] = ()
+    editions: tuple[str, ...] = ("assorted",)
+    distractors: tuple[int, int] = (0, 0)  # inclusive range per photo
+    #: (width, height) of close-up photos: a phone's 16:9 frame, landscape or portrait.
+    closeup_sizes: tuple[tuple[int, int], ...] = ((1280, 720), (1280, 720), (720, 1280))
+
+    def uses_held_out(self) -> bool:
+        return any(name in HELD_OUT for name in self.editions)
+
+    def compose(self, rng: np.random.Generator, width: int | None = None, height: int | None = None) -> Scene:
+        if self == RECIPES["default"]:
+            return compose_scene(rng, width, height)  # the original generator, pixel for pixel
+        kinds = [k for k, _ in self.kinds]
+        kind = kinds[int(rng.choice(len(kinds), p=[w for _, w in self.kinds]))] if kinds else None
+        if kind == "closeup" and width is None:
+            width, height = self.closeup_sizes[int(rng.integers(0, len(self.closeup_sizes)))]
+        low, high = self.distractors
+        return compose_scene(
+            rng, width, height, kind, tuple(edition(n) for n in self.editions), int(rng.integers(low, high + 1))
+        )
+
+
+RECIPES: dict[str, SceneRecipe] = {
+    "default": SceneRecipe(),
+    "generalised": SceneRecipe(
+        kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.35), ("grid", 0.15)),
+        editions=tuple(e.name for e in TRAINING_EDITIONS),
+        distractors=(0, 4),
+    ),
+}
 
 
 def scene_name(index: int) -> str:
@@ -51,6 +98,8 @@ def write_scene(scene: Scene, out: Path, name: str, jpeg_quality: int) -> None:
         "width": width,
         "height": height,
         "kind": scene.kind,
+        "edition": scene.edition,
+        "distractors": [[round(v, 2) for v in box] for box in scene.distractors],
         "melds": [list(m) for m in scene.melds],
         "tiles": [
             {
@@ -67,18 +116,29 @@ def write_scene(scene: Scene, out: Path, name: str, jpeg_quality: int) -> None:
     (out / "meta" / f"{name}.json").write_text(json.dumps(meta))
 
 
-def _make(args: tuple[Path, int, int]) -> int:
-    out, seed, index = args
+def _make(args: tuple[Path, int, int, SceneRecipe]) -> int:
+    out, seed, index, recipe = args
     rng = np.random.default_rng([seed, index])
-    scene = compose_scene(rng)
+    scene = recipe.compose(rng)
     write_scene(scene, out, scene_name(index), int(rng.integers(35, 96)))
     return len(scene.tiles)
 
 
-def write_dataset(out: Path, count: int, seed: int, workers: int = 1, start: int = 0, progress: bool = True) -> int:
-    """Write images ``start .. start+count-1``; return the number of labelled tiles."""
+def write_dataset(
+    out: Path,
+    count: int,
+    seed: int,
+    workers: int = 1,
+    start: int = 0,
+    progress: bool = True,
+    recipe: SceneRecipe = RECIPES["default"],
+    allow_held_out: bool = False,
+) -> int:
+    """Write images ``start .. start+count-1`` as ``recipe`` says; return the number of labelled tiles."""
     if count < 0 or start < 0:
         raise ValueError("count and start must not be negative")
+    if recipe.uses_held_out() and not allow_held_out:
+        raise HeldOutEditionError(f"editions {sorted(HELD_OUT & set(recipe.editions))} are held out of all training")
     out = Path(out)
     for sub in ("images", "labels", "labels_tiles", "meta"):
         (out / sub).mkdir(parents=True, exist_ok=True)
@@ -88,7 +148,7 @@ def write_dataset(out: Path, count: int, seed: int, workers: int = 1, start: int
         f"# {', '.join(REAL_CLASS_NAMES)}\n"
         f"path: {out.resolve()}\ntrain: images\nval: images\nnc: 1\nnames: ['tile']\n"
     )
-    jobs = [(out, seed, i) for i in range(start, start + count)]
+    jobs = [(out, seed, i, recipe) for i in range(start, start + count)]
     total = 0
     if workers <= 1:
         results = map(_make, jobs)

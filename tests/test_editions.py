@@ -1,0 +1,184 @@
+"""Tile editions, distractors, close-up racks and grids in the generator; held-out editions stay out of training."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from datasets.synth import tiles as tiles_module
+from datasets.synth.distractors import DISTRACTOR_KINDS, paint_distractor
+from datasets.synth.editions import (
+    CATALOGUE,
+    HELD_OUT,
+    HELD_OUT_EDITIONS,
+    TRAINING_EDITIONS,
+    Edition,
+    Mark,
+    Marked,
+    edition,
+)
+from datasets.synth.scenes import compose_scene
+from datasets.synth.tiles import font_names, render_tile
+from datasets.synth.writer import RECIPES, HeldOutEditionError, SceneRecipe, write_dataset
+from solver.tiles import JOKER, Colour, Tile
+
+
+def test_catalogue_has_six_editions_and_two_held_out():
+    assert len(CATALOGUE) >= 6
+    assert len({e.name for e in CATALOGUE}) == len(CATALOGUE)
+    assert len(HELD_OUT) >= 2 and HELD_OUT <= {e.name for e in CATALOGUE}
+    assert not {e.name for e in TRAINING_EDITIONS} & HELD_OUT
+    assert {e.name for e in HELD_OUT_EDITIONS} == HELD_OUT
+
+
+def test_held_out_fonts_are_in_no_training_edition():
+    held_fonts = {f for e in HELD_OUT_EDITIONS for f in e.fonts}
+    training_fonts = {f for e in TRAINING_EDITIONS for f in e.fonts}
+    assert held_fonts and not held_fonts & training_fonts
+    assert not held_fonts & set(tiles_module._BOLD_FONT_FILES)  # nor in the assorted mix
+
+
+def test_every_edition_font_is_installed():
+    available = set(font_names())
+    for e in CATALOGUE:
+        assert set(e.fonts) <= available, e.name
+
+
+def test_edition_rejects_inconsistent_values():
+    with pytest.raises(ValueError, match="inks"):
+        Edition("x", inks=((0, 0, 0),))
+    with pytest.raises(ValueError, match="high to low"):
+        Edition("x", aspect=(0.8, 0.6))
+    with pytest.raises(ValueError, match="mark shape"):
+        Edition("x", marks=(), marked=Marked.ALL)
+    with pytest.raises(ValueError, match="joker"):
+        Edition("x", jokers=())
+    with pytest.raises(ValueError, match="unknown edition"):
+        edition("no-such-box")
+
+
+@pytest.mark.parametrize("name", [e.name for e in CATALOGUE])
+def test_every_edition_renders_deterministically_at_its_aspect(name):
+    ed = edition(name)
+    for tile in (Tile(Colour.BLUE, 6), JOKER, None):
+        a = render_tile(tile, np.random.default_rng(3), 100, ed)
+        b = render_tile(tile, np.random.default_rng(3), 100, ed)
+        assert np.array_equal(a, b) and a.shape[0] == 100 and a.shape[2] == 4
+        assert ed.aspect[0] * 100 - 1 <= a.shape[1] <= ed.aspect[1] * 100 + 1
+
+
+def _ink_pixels(image: np.ndarray, body: np.ndarray) -> np.ndarray:
+    opaque = image[..., 3] == 255
+    diff = np.abs(image[..., :3].astype(int) - body[None, None, :]).sum(axis=2)
+    return opaque & (diff > 120)
+
+
+def test_mark_under_six_and_nine_only_when_the_edition_says_so():
+    """Same draw, same glyph: the 6 of a six-nine edition has ink below the digit, its 8 has none."""
+    ed = Edition("probe", fonts=("DejaVuSans-Bold.ttf",), marks=(Mark.BAR,), marked=Marked.SIX_NINE,
+                 body=(230, 240, 245), inks=((30, 30, 30),) * 4, ink_drift=0.0, digit_height=(0.3, 0.3))
+    body = np.array(ed.body)
+    rows = {}
+    for number in (6, 8):
+        image = render_tile(Tile(Colour.BLACK, number), np.random.default_rng(0), 160, ed)
+        face = _ink_pixels(image, body)[: int(image.shape[0] * 0.6)]  # above the panel line and the side strip
+        rows[number] = np.flatnonzero(face.any(axis=1)).max()
+    assert rows[6] > rows[8] + 8  # the bar sits well below the digit
+
+
+def test_digit_circle_lightens_the_face_around_the_number():
+    base = dict(fonts=("DejaVuSans-Bold.ttf",), body=(200, 215, 225), ink_drift=0.0)
+    plain = Edition("plain", **base)
+    circled = Edition("circled", digit_circle=True, **base)
+    a = render_tile(Tile(Colour.RED, 1), np.random.default_rng(1), 150, plain)
+    b = render_tile(Tile(Colour.RED, 1), np.random.default_rng(1), 150, circled)
+    h, w = a.shape[:2]
+    ring = (slice(int(h * 0.24), int(h * 0.36)), slice(int(w * 0.22), int(w * 0.34)))  # left of the digit
+    assert b[ring][..., :3].mean() > a[ring][..., :3].mean() + 5
+
+
+def test_two_faced_joker_has_ink_in_both_halves():
+    ed = edition("us-teal")
+    image = render_tile(JOKER, np.random.default_rng(2), 160, ed)
+    ink = _ink_pixels(image, np.array(ed.body))
+    h = image.shape[0]
+    assert ink[: h // 2].sum() > 50 and ink[h // 2 : int(h * 0.85)].sum() > 50
+
+
+@pytest.mark.parametrize("kind", DISTRACTOR_KINDS)
+def test_each_distractor_paints_inside_its_corners(kind):
+    canvas = np.full((300, 300, 3), 120, np.uint8)
+    corners = paint_distractor(canvas, np.random.default_rng(4), kind, (150.0, 150.0), 80.0)
+    assert corners.shape == (4, 2)
+    changed = np.argwhere(np.abs(canvas.astype(int) - 120).sum(axis=2) > 10)
+    assert len(changed) > 20
+    x1, y1 = corners.min(axis=0) - 3
+    x2, y2 = corners.max(axis=0) + 3
+    assert (changed[:, 1] >= x1).all() and (changed[:, 1] <= x2).all()
+    assert (changed[:, 0] >= y1).all() and (changed[:, 0] <= y2).all()
+    with pytest.raises(ValueError, match="unknown distractor"):
+        paint_distractor(canvas, np.random.default_rng(4), "cat", (1.0, 1.0), 10.0)
+
+
+def test_distractors_are_reported_never_labelled_as_tiles():
+    scene = compose_scene(np.random.default_rng(8), 640, 480, "table", TRAINING_EDITIONS, distractors=8)
+    assert scene.distractors  # some are in view
+    assert scene.edition in {e.name for e in TRAINING_EDITIONS}
+    assert len(scene.tiles) > 0
+    plain = compose_scene(np.random.default_rng(8), 640, 480, "table")
+    assert plain.distractors == () and plain.edition == "assorted"
+
+
+def test_closeup_rack_fills_the_frame_with_big_touching_tiles():
+    sizes = []
+    for seed in range(4):
+        scene = compose_scene(np.random.default_rng(seed), 1280, 720, "closeup", TRAINING_EDITIONS)
+        assert scene.kind == "closeup" and 1 <= len(scene.melds) <= 3
+        widths = [t.box[2] - t.box[0] for t in scene.tiles if t.visible == 1.0]
+        sizes += [max(t.box[2] - t.box[0], t.box[3] - t.box[1]) / 1280 for t in scene.tiles]
+        assert widths and np.median(widths) > 1280 / 16  # about a ninth of the width, not a table's tiles
+    assert max(sizes) < 0.6 and min(sizes) > 1 / 60
+
+
+def test_closeup_in_a_portrait_frame_and_grids():
+    portrait = compose_scene(np.random.default_rng(5), 720, 1280, "closeup", TRAINING_EDITIONS)
+    assert portrait.image.shape == (1280, 720, 3) and portrait.tiles
+    grid = compose_scene(np.random.default_rng(6), 800, 600, "grid", TRAINING_EDITIONS)
+    assert len(grid.tiles) >= 4 and all(len(m) == 1 for m in grid.melds)
+
+
+def test_writer_refuses_held_out_editions_for_training(tmp_path):
+    recipe = SceneRecipe(kinds=(("table", 1.0),), editions=tuple(sorted(HELD_OUT)))
+    with pytest.raises(HeldOutEditionError, match="held out"):
+        write_dataset(tmp_path, 1, 0, recipe=recipe, progress=False)
+    assert write_dataset(tmp_path, 1, 0, recipe=recipe, progress=False, allow_held_out=True) > 0
+
+
+def _record_editions(monkeypatch) -> set[str]:
+    seen: set[str] = set()
+    real = tiles_module.render_tile
+
+    def spy(tile, rng, height, edition=tiles_module.ASSORTED):
+        seen.add(edition.name)
+        return real(tile, rng, height, edition)
+
+    for module in ("datasets.synth.tiles", "datasets.synth.scenes", "datasets.synth.distractors"):
+        monkeypatch.setattr(f"{module}.render_tile", spy, raising=False)
+    return seen
+
+
+def test_training_builders_never_render_a_held_out_edition(monkeypatch, tmp_path):
+    """The detector's recipe and the reader's crop builders render training editions only."""
+    from training.generalised_reader import scene_sample
+    from training.train_reader import synthetic_crop
+
+    seen = _record_editions(monkeypatch)
+    for recipe_name, recipe in RECIPES.items():
+        assert not recipe.uses_held_out(), recipe_name
+    write_dataset(tmp_path / "det", 6, 3, recipe=RECIPES["generalised"], progress=False)
+    for seed in range(6):
+        scene_sample((1, seed), TRAINING_EDITIONS, 32, 0.7, 0.05, detector=False)
+    for e in TRAINING_EDITIONS:
+        synthetic_crop(Tile(Colour.RED, 5), np.random.default_rng(0), 32, [], e)
+    assert seen and not seen & HELD_OUT
+    assert len(seen) >= 3  # several editions were really drawn

@@ -1,0 +1,128 @@
+"""Training tools: config inheritance, label parsing, metrics, calibration, the test sets, the widened reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from training.calibrate import choose_threshold, flag_rates
+from training.configs import ConfigError, load_config, merge
+from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
+from training.real_data import DatasetError, label_polygon, polygon_line_to_box
+from vision.detections import Detections
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_merge_overrides_nested_keys_only():
+    base = {"train": {"lr0": 0.002, "epochs": 30}, "model": "a.yaml"}
+    assert merge(base, {"train": {"lr0": 0.001}}) == {"train": {"lr0": 0.001, "epochs": 30}, "model": "a.yaml"}
+    assert base["train"]["lr0"] == 0.002  # the base is not modified
+
+
+def test_config_inherits_from_its_base(tmp_path):
+    (tmp_path / "base.yaml").write_text("model: m.yaml\ntrain:\n  lr0: 0.002\n  epochs: 3\n")
+    (tmp_path / "child.yaml").write_text("base: base.yaml\ntrain:\n  lr0: 0.001\n")
+    assert load_config(tmp_path / "child.yaml") == {"model": "m.yaml", "train": {"lr0": 0.001, "epochs": 3}}
+
+
+def test_config_errors(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "missing.yaml")
+    (tmp_path / "loop.yaml").write_text("base: loop.yaml\n")
+    with pytest.raises(ConfigError, match="itself"):
+        load_config(tmp_path / "loop.yaml")
+    (tmp_path / "list.yaml").write_text("- 1\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(tmp_path / "list.yaml")
+    (tmp_path / "bad.yaml").write_text("a: [1\n")
+    with pytest.raises(ConfigError, match="YAML"):
+        load_config(tmp_path / "bad.yaml")
+
+
+def test_shipped_finetune_config_differs_from_its_base_only_in_the_rate():
+    base = load_config(REPO / "datasets" / "configs" / "detector.yaml")
+    finetune = load_config(REPO / "datasets" / "configs" / "detector_finetune.yaml")
+    assert finetune["train"]["lr0"] == base["train"]["lr0"] / 2
+    assert {**finetune["train"], "lr0": base["train"]["lr0"]} == base["train"]
+    editions = load_config(REPO / "datasets" / "configs" / "reader_editions.yaml")
+    assert editions["dataset"] == load_config(REPO / "datasets" / "configs" / "reader.yaml")["dataset"]
+
+
+def test_label_lines_as_polygons_and_boxes():
+    square = label_polygon("3 0.1 0.2 0.3 0.2 0.3 0.4 0.1 0.4")
+    assert square.shape == (4, 2)
+    assert polygon_line_to_box("3 0.1 0.2 0.3 0.2 0.3 0.4 0.1 0.4") == pytest.approx((0.2, 0.3, 0.2, 0.2))
+    assert polygon_line_to_box("0 0.5 0.5 0.2 0.4") == (0.5, 0.5, 0.2, 0.4)
+    assert polygon_line_to_box("   ") is None
+    assert polygon_line_to_box("1 -0.1 0.5 0.2 0.5 0.2 0.7") == pytest.approx((0.1, 0.6, 0.2, 0.2))  # clipped
+    with pytest.raises(DatasetError, match="malformed"):
+        label_polygon("1 0.1 0.2 0.3")
+
+
+def test_prf_and_multisets():
+    assert multiset_scores([1, 1, 2], [1, 2, 2, 3]) == (2, 3, 4)
+    scores = prf(2, 3, 4)
+    assert scores.precision == pytest.approx(2 / 3) and scores.recall == 0.5
+    assert scores.f1 == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5))
+    assert prf(0, 0, 0).f1 == 1.0 and prf(0, 2, 2).f1 == 0.0
+
+
+def test_match_is_one_to_one_best_confidence_first():
+    truth = np.array([[0, 0, 10, 10]], np.float32)
+    found = Detections(np.array([[0, 0, 10, 10], [1, 0, 11, 10]], np.float32), np.array([0.5, 0.9], np.float32))
+    assert match(found, truth) == {1: 0}
+
+
+def test_iou_spread_and_reliability():
+    assert iou_spread([]) == {"n": 0, "median": None, "p5": None}
+    spread = iou_spread([0.5, 0.9, 0.95, 1.0])
+    assert spread["median"] == pytest.approx(0.925) and spread["p5"] < 0.6
+    table = Reliability()
+    table.add(True, False, 0.99)
+    table.add(False, True, 0.4)
+    table.add(False, False, 0.8)
+    d = table.as_dict()
+    assert d["wrong"] == 2 and d["wrong_flagged_share"] == 0.5 and d["right_flagged_share"] == 0.0
+    assert [b["tiles"] for b in d["table"]] == [1, 0, 1, 0, 1]
+
+
+def test_threshold_choice_flags_enough_wrong_tiles():
+    right = np.array([True, True, True, False, False])
+    confidence = np.array([0.99, 0.95, 0.7, 0.6, 0.8])
+    assert flag_rates(right, confidence, 0.75) == (0.5, pytest.approx(1 / 3))
+    assert choose_threshold(right, confidence, 0.9, (0.5, 0.7, 0.81, 0.9)) == 0.81
+    assert choose_threshold(right, confidence, 0.9, (0.5, 0.6)) == 0.6  # none reaches it: the highest
+
+
+def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
+    from training.testsets import TEST_SETS, write_test_sets
+
+    assert {t.name for t in TEST_SETS if t.is_test} == {"held-out-editions", "closeup-racks", "distractors"}
+    seeds = [t.seed for t in TEST_SETS]
+    assert len(set(seeds)) == len(seeds)
+    with pytest.raises(ValueError, match="unknown test sets"):
+        write_test_sets(tmp_path, only=("nope",))
+
+
+needs_reader = pytest.mark.skipif(not (REPO / "models" / "reader.pt").is_file(), reason="no shipped reader")
+
+
+@needs_reader
+def test_widened_reader_reads_tiles_as_before(tmp_path):
+    from training.generalised_reader import NOT_TILE, class_names, widen_with_not_tile
+    from training.tile_reading import classify_crops, load_any_reader
+
+    widened = widen_with_not_tile(REPO / "models" / "reader.pt", tmp_path / "w.pt", class_names())
+    old, new = load_any_reader(REPO / "models" / "reader.pt"), load_any_reader(widened)
+    assert old.not_tile_column is None and new.not_tile_column == class_names().index(NOT_TILE)
+    crops = np.random.default_rng(0).integers(0, 255, (3, 64, 64, 3), dtype=np.uint8)
+    p_old = classify_crops(crops, old)[:, list(old.tile_columns)]
+    p_new = classify_crops(crops, new)
+    tiles_new = p_new[:, list(new.tile_columns)]
+    assert np.allclose(tiles_new / tiles_new.sum(axis=1, keepdims=True), p_old, atol=1e-5)
+    assert (p_new[:, new.not_tile_column] < 0.05).all()
+    with pytest.raises(ValueError, match="old ones"):
+        widen_with_not_tile(REPO / "models" / "reader.pt", tmp_path / "x.pt", ["a", NOT_TILE])

@@ -1,0 +1,85 @@
+"""Set decoding's uncertainty threshold by measurement on the calibration set (never a test set)::
+
+    python -m training.calibrate [--set calibration] [--reader W] [--detector W] [--target-wrong 0.9]
+
+Every photo of the set is read end to end once; each tile read is right or wrong (a box on no
+labelled tile is wrong) and has its decoded confidence. A tile is flagged uncertain when its
+confidence is below the threshold, so one pass gives the flag rates of every threshold. The
+threshold chosen is the lowest that flags at least ``target-wrong`` of the wrong tiles: flagging
+more would only bother the player with right tiles. The figures on the held-out editions are then
+measured with that threshold by :mod:`training.evaluate_suite`, which never sees this choice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from training.evaluate_suite import MATCH_IOU, load_testset, read_photo
+from training.metrics import match
+from training.testsets import DEFAULT_OUT
+from training.tile_reading import load_any_reader
+from vision.detections import Detections
+
+__all__ = ["tile_outcomes", "flag_rates", "choose_threshold", "main"]
+
+THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.996, 0.01))
+
+
+def tile_outcomes(photos, detector: Path | None, reader) -> tuple[np.ndarray, np.ndarray]:
+    """(right?, confidence) of every tile read in ``photos``."""
+    from vision.images import load_image
+
+    right, confidence = [], []
+    for photo in photos:
+        reading = read_photo(load_image(photo.image_path), photo.kind, detector, reader)
+        pairs = match(Detections(reading.boxes, np.ones(len(reading.boxes), np.float32)), photo.boxes, MATCH_IOU)
+        for i, label in enumerate(reading.labels):
+            right.append(i in pairs and label == photo.labels[pairs[i]])
+            confidence.append(reading.confidence[i])
+    return np.array(right, bool), np.array(confidence, float)
+
+
+def flag_rates(right: np.ndarray, confidence: np.ndarray, threshold: float) -> tuple[float, float]:
+    """(share of wrong tiles flagged, share of right tiles flagged) at ``threshold``."""
+    flagged = confidence < threshold
+    wrong = ~right
+    return (float(flagged[wrong].mean()) if wrong.any() else 1.0, float(flagged[right].mean()) if right.any() else 0.0)
+
+
+def choose_threshold(right: np.ndarray, confidence: np.ndarray, target_wrong: float, thresholds: Sequence[float] = THRESHOLDS) -> float:
+    """The lowest threshold flagging at least ``target_wrong`` of the wrong tiles (the highest if none does)."""
+    for threshold in thresholds:
+        if flag_rates(right, confidence, threshold)[0] >= target_wrong:
+            return float(threshold)
+    return float(thresholds[-1])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.calibrate", description=__doc__.split("\n")[0])
+    parser.add_argument("--set", default="calibration", help="the set under --testsets to calibrate on")
+    parser.add_argument("--testsets", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--reader", type=Path)
+    parser.add_argument("--detector", type=Path)
+    parser.add_argument("--target-wrong", type=float, default=0.9)
+    args = parser.parse_args(argv)
+    if args.set != "calibration":
+        print(f"note: calibrating on {args.set!r}, a test set: its figures are then no longer a test", file=sys.stderr)
+    right, confidence = tile_outcomes(load_testset(args.testsets / args.set), args.detector, load_any_reader(args.reader))
+    print(f"{len(right)} tiles read, {int((~right).sum())} wrong")
+    print("threshold  wrong flagged  right flagged")
+    for threshold in THRESHOLDS[::5]:
+        w, r = flag_rates(right, confidence, threshold)
+        print(f"  {threshold:.2f}      {w:.3f}          {r:.3f}")
+    chosen = choose_threshold(right, confidence, args.target_wrong)
+    w, r = flag_rates(right, confidence, chosen)
+    print(f"chosen uncertain_below {chosen:.2f}: wrong flagged {w:.3f}, right flagged {r:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

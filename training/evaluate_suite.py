@@ -1,0 +1,229 @@
+"""Every test set, end to end, reported separately (issue 15)::
+
+    python -m training.evaluate [--detector models/detector.pt] [--reader models/reader.pt]
+                                [--testsets data/testsets] [--sets NAME ...] [--json OUT.json]
+
+The sets: the real validation split, and the synthetic test sets of :mod:`training.testsets`
+(held-out editions, close-up racks, distractor scenes; ``calibration`` only when asked for). For
+each: tile precision / recall / F1 (multisets per photo, after decoding), photos read exactly, box
+IoU of matched tiles (median, 5th percentile) per scale band, non-tiles read as tiles (and how many
+of them are distractors), the reliability of the uncertainty flag (share of wrong tiles flagged,
+share of right tiles flagged, accuracy per confidence bin), and each photo's misreads.
+
+A photo is read as a user would: tables and grids as ``table`` (melds checked by the rules), racks
+and close-ups as ``rack``. Boxes the reader says are most probably not tiles are dropped
+(:data:`training.tile_reading.NOT_TILE_DROP`), as the pipeline does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from solver.rules import STANDARD
+from solver.tiles import Tile
+from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
+from training.real_data import DEFAULT_REAL, load_real_split
+from training.testsets import DEFAULT_OUT, TEST_SETS
+from training.tile_reading import NOT_TILE_DROP, load_any_reader, read_boxes
+from vision.decoding import DEFAULT_SETTINGS, DecodingSettings, decode
+from vision.detections import Detections, box_iou, box_overlap
+
+#: Scale bands: a tile's longer side as a share of the photo's longer side.
+SCALE_BANDS = ((0.0, 1 / 20, "< 1/20"), (1 / 20, 1 / 8, "1/20-1/8"), (1 / 8, 1.01, ">= 1/8"))
+#: A detection matches a labelled tile at this IoU for the IoU and reliability figures.
+MATCH_IOU = 0.3
+REAL_VALIDATION = "real-validation"
+
+__all__ = ["TestPhoto", "load_testset", "real_validation", "PhotoReading", "read_photo", "evaluate_set", "main"]
+
+
+@dataclass(frozen=True)
+class TestPhoto:
+    name: str
+    image_path: Path
+    boxes: np.ndarray  # (n, 4) labelled tiles, pixels
+    labels: tuple[int, ...]  # tile indices
+    kind: str  # how a user would read it: "table" or "rack"
+    distractors: np.ndarray  # (m, 4) non-tiles in view
+
+
+def load_testset(folder: Path) -> list[TestPhoto]:
+    """The photos of a set written by :mod:`training.testsets`, from their ``meta/*.json``."""
+    photos = []
+    for meta_path in sorted((Path(folder) / "meta").glob("*.json")):
+        meta = json.loads(meta_path.read_text())
+        boxes = np.array([t["box"] for t in meta["tiles"]], np.float32).reshape(-1, 4)
+        photos.append(TestPhoto(
+            meta_path.stem, Path(folder) / meta["image"], boxes, tuple(int(t["index"]) for t in meta["tiles"]),
+            "rack" if meta["kind"] in ("rack", "closeup") else "table",
+            np.array(meta.get("distractors", []), np.float32).reshape(-1, 4),
+        ))
+    if not photos:
+        raise FileNotFoundError(f"no test photos in {folder}: write them with python -m training.testsets")
+    return photos
+
+
+def real_validation(root: Path = DEFAULT_REAL) -> list[TestPhoto]:
+    """The real validation split, read as tables (as :mod:`training.evaluate` always has)."""
+    return [
+        TestPhoto(p.image_path.name, p.image_path, np.array([t.box for t in p.tiles], np.float32).reshape(-1, 4),
+                  tuple(t.tile.index for t in p.tiles), "table", np.zeros((0, 4), np.float32))
+        for p in load_real_split(root, "valid")
+    ]
+
+
+@dataclass(frozen=True)
+class PhotoReading:
+    """One photo read end to end: the boxes kept, their decoded labels, flags and confidences."""
+
+    boxes: np.ndarray
+    labels: tuple[int, ...]
+    uncertain: tuple[bool, ...]
+    confidence: tuple[float, ...]
+    dropped: int  # boxes dropped as most probably not tiles
+
+
+def read_photo(image: np.ndarray, kind: str, detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS) -> PhotoReading:
+    from vision.detector import detect_tiles
+    from vision.layout import group_into_melds
+
+    found = detect_tiles(image, weights=detector)
+    probs, not_tile = read_boxes(image, found.boxes, reader)
+    keep = np.flatnonzero(not_tile <= NOT_TILE_DROP)
+    kept: Detections = found[keep]
+    probs = probs[keep]
+    groups = group_into_melds(kept, kind)
+    decoded = decode(probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings)
+    return PhotoReading(kept.boxes, decoded.labels, decoded.uncertain, decoded.confidence, len(found) - len(keep))
+
+
+def _band(box: np.ndarray, longer_side: int) -> str:
+    share = float(max(box[2] - box[0], box[3] - box[1])) / longer_side
+    return next(name for low, high, name in SCALE_BANDS if low <= share < high)
+
+
+def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int], totals: dict) -> dict:
+    """Add one photo's figures to ``totals``; return its misreads."""
+    tp, n_read, n_true = multiset_scores(reading.labels, photo.labels)
+    totals["hits"] += tp
+    totals["read"] += n_read
+    totals["truth"] += n_true
+    totals["exact"] += int(Counter(reading.labels) == Counter(photo.labels))
+    totals["dropped"] += reading.dropped
+    found = Detections(reading.boxes, np.ones(len(reading.boxes), np.float32))
+    pairs = match(found, photo.boxes, MATCH_IOU)
+    longer = max(shape)
+    if len(pairs):
+        ious = box_iou(found.boxes[list(pairs)], photo.boxes[list(pairs.values())]).diagonal()
+        for (d, t), iou in zip(pairs.items(), ious):
+            totals["ious"].setdefault(_band(photo.boxes[t], longer), []).append(float(iou))
+    for i in range(len(reading.labels)):
+        right = i in pairs and reading.labels[i] == photo.labels[pairs[i]]
+        totals["reliability"].add(right, reading.uncertain[i], reading.confidence[i])
+    phantoms = [i for i in range(len(reading.labels)) if i not in pairs]
+    totals["non_tiles_read"] += len(phantoms)
+    if phantoms and len(photo.distractors):
+        on_distractor = box_overlap(found.boxes[phantoms], photo.distractors).max(axis=1) >= 0.5
+        totals["distractors_read"] += int(on_distractor.sum())
+    missing = Counter(photo.labels) - Counter(reading.labels)
+    extra = Counter(reading.labels) - Counter(photo.labels)
+    return {
+        "photo": photo.name,
+        "missing": sorted(Tile.from_index(k).name for k in missing.elements()),
+        "extra": sorted(Tile.from_index(k).name for k in extra.elements()),
+        "phantoms": [Tile.from_index(reading.labels[i]).name + ("?" if reading.uncertain[i] else "") for i in phantoms],
+    }
+
+
+def evaluate_set(photos: Sequence[TestPhoto], detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS) -> dict:
+    from vision.images import load_image
+
+    totals: dict = {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0,
+                    "distractors_read": 0, "ious": {}, "reliability": Reliability()}
+    errors = []
+    distractors = 0
+    for photo in photos:
+        image = load_image(photo.image_path)
+        reading = read_photo(image, photo.kind, detector, reader, settings)
+        misreads = score_photo(photo, reading, image.shape[:2], totals)
+        distractors += len(photo.distractors)
+        if misreads["missing"] or misreads["extra"]:
+            errors.append(misreads)
+    return {
+        "photos": len(photos),
+        "tiles": totals["truth"],
+        **prf(totals["hits"], totals["read"], totals["truth"]).as_dict(),
+        "photos_exact": totals["exact"] / max(len(photos), 1),
+        "box_iou": {name: iou_spread(totals["ious"].get(name, [])) for _, _, name in SCALE_BANDS},
+        "non_tiles_read_as_tiles": totals["non_tiles_read"],
+        "distractors_in_view": distractors,
+        "distractors_read_as_tiles": totals["distractors_read"],
+        "boxes_dropped_as_not_tiles": totals["dropped"],
+        "reliability": totals["reliability"].as_dict(),
+        "errors": errors,
+    }
+
+
+def summary(name: str, r: dict) -> str:
+    rel = r["reliability"]
+    share = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    lines = [
+        f"{name}: {r['photos']} photos, {r['tiles']} tiles: P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f}, "
+        f"photos exact {r['photos_exact']:.3f}",
+        "  box IoU of matched tiles (median / 5th pct, n): " + "; ".join(
+            f"{band} {share(v['median'])} / {share(v['p5'])} ({v['n']})" for band, v in r["box_iou"].items()),
+        f"  non-tiles read as tiles {r['non_tiles_read_as_tiles']} (distractors {r['distractors_read_as_tiles']} of "
+        f"{r['distractors_in_view']} in view); boxes dropped as not tiles {r['boxes_dropped_as_not_tiles']}",
+        f"  flagged uncertain: wrong tiles {share(rel['wrong_flagged_share'])} of {rel['wrong']}, right tiles "
+        f"{share(rel['right_flagged_share'])} of {rel['right']}",
+        "  reliability: " + ", ".join(f"{b['confidence']} {share(b['accuracy'])} ({b['tiles']})" for b in rel["table"]),
+    ]
+    lines += [
+        f"    {e['photo'][:40]}: missing {' '.join(e['missing']) or '-'}; extra {' '.join(e['extra']) or '-'}"
+        + (f"; non-tiles {' '.join(e['phantoms'])}" if e["phantoms"] else "")
+        for e in r["errors"]
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])
+    parser.add_argument("--detector", type=Path, help="detector weights (default: models/detector.pt)")
+    parser.add_argument("--reader", type=Path, help="reader weights (default: models/reader.pt)")
+    parser.add_argument("--real", type=Path, default=DEFAULT_REAL)
+    parser.add_argument("--testsets", type=Path, default=DEFAULT_OUT)
+    names = [REAL_VALIDATION] + [t.name for t in TEST_SETS]
+    parser.add_argument("--sets", nargs="*", choices=names, default=[n for n in names if n != "calibration"])
+    parser.add_argument("--uncertain-below", type=float, help="decoding's uncertainty threshold (default: the shipped rule)")
+    parser.add_argument("--json", type=Path, help="also write the full report here")
+    args = parser.parse_args(argv)
+    reader = load_any_reader(args.reader)
+    settings = DEFAULT_SETTINGS
+    if args.uncertain_below is not None:
+        from dataclasses import replace
+
+        settings = replace(DEFAULT_SETTINGS, uncertain_below=args.uncertain_below)
+    report = {}
+    for name in args.sets:
+        try:
+            photos = real_validation(args.real) if name == REAL_VALIDATION else load_testset(args.testsets / name)
+        except (FileNotFoundError, ValueError) as exc:
+            print(f"{name}: skipped ({exc})")
+            continue
+        report[name] = evaluate_set(photos, args.detector, reader, settings)
+        print(summary(name, report[name]), flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""The synthetic test sets of issue 15, and a separate validation set, written by one seeded command::
+
+    python -m training.testsets [--out data/testsets] [--workers 2] [--only NAME ...]
+
+Nothing here is ever trained on: the seeds differ from every training set's, and the
+``held-out-editions`` set shows only the editions kept out of all training
+(:data:`datasets.synth.editions.HELD_OUT`). ``calibration`` shows the *training* editions at
+fresh seeds: it is where decoding's uncertainty rule is set, so that no figure of a test set is
+tuned on that test set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from datasets.synth.editions import HELD_OUT_EDITIONS, TRAINING_EDITIONS
+from datasets.synth.writer import SceneRecipe, write_dataset
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = REPO_ROOT / "data" / "testsets"
+
+_TRAINING = tuple(e.name for e in TRAINING_EDITIONS)
+_HELD_OUT = tuple(e.name for e in HELD_OUT_EDITIONS)
+
+
+@dataclass(frozen=True)
+class TestSet:
+    name: str
+    recipe: SceneRecipe
+    count: int
+    seed: int
+    #: True for the sets reported as tests; False for the calibration set (tuned on).
+    is_test: bool = True
+
+
+TEST_SETS: tuple[TestSet, ...] = (
+    TestSet(
+        "held-out-editions",
+        SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), editions=_HELD_OUT,
+                    distractors=(0, 2)),
+        40,
+        9001,
+    ),
+    TestSet("closeup-racks", SceneRecipe(kinds=(("closeup", 1.0),), editions=_TRAINING, distractors=(0, 2)), 30, 9002),
+    TestSet(
+        "distractors",
+        SceneRecipe(kinds=(("table", 0.6), ("rack", 0.2), ("grid", 0.2)), editions=_TRAINING, distractors=(6, 10)),
+        30,
+        9003,
+    ),
+    TestSet(
+        "calibration",
+        SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), editions=_TRAINING,
+                    distractors=(0, 4)),
+        40,
+        9100,
+        is_test=False,
+    ),
+)
+
+
+def write_test_sets(out: Path = DEFAULT_OUT, workers: int = 1, only: tuple[str, ...] = ()) -> dict[str, int]:
+    """Write each set to ``out/<name>`` (YOLO layout, see :mod:`datasets.synth.writer`); tiles per set."""
+    unknown = set(only) - {t.name for t in TEST_SETS}
+    if unknown:
+        raise ValueError(f"unknown test sets {sorted(unknown)}; choose from {[t.name for t in TEST_SETS]}")
+    tiles = {}
+    for test_set in TEST_SETS:
+        if only and test_set.name not in only:
+            continue
+        tiles[test_set.name] = write_dataset(
+            out / test_set.name, test_set.count, test_set.seed, workers=workers, progress=False,
+            recipe=test_set.recipe, allow_held_out=True,
+        )
+    return tiles
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.testsets", description=__doc__.split("\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--only", nargs="*", default=(), help="names of the sets to write (default: all)")
+    args = parser.parse_args(argv)
+    try:
+        tiles = write_test_sets(args.out, args.workers, tuple(args.only))
+    except ValueError as exc:
+        parser.error(str(exc))
+    for name, n in tiles.items():
+        print(f"{name}: {n} tiles in {args.out / name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
