@@ -55,6 +55,14 @@ def rule_switches(lang: str) -> None:
         key=keys["unmelded_scoring"], on_change=changed,
         format_func=lambda value: unmelded_label(UnmeldedScoring(value), lang),
     )
+    st.radio(
+        tr("Players", lang), [0, 2], horizontal=True, key=keys["players"], on_change=changed,
+        format_func=lambda count: tr("any number", lang) if count == 0 else str(count),
+    )
+    st.radio(
+        tr("Jokers dealt to each player at the start", lang), [0, 1], horizontal=True,
+        key=keys["starting_jokers"], on_change=changed,
+    )
 
 
 with st.sidebar:

@@ -26,7 +26,7 @@ import platformdirs
 
 from solver.i18n import TranslatableError
 from solver.rules import RuleSet
-from solver.scoring import PlayerRack, RoundResult, ScoreSheet
+from solver.scoring import PlayerRack, RoundResult, ScoreSheet, check_player_count
 
 from .codec import CodecError, round_from_dict, round_to_dict, rules_from_dict, rules_to_dict
 
@@ -161,9 +161,11 @@ class ScoreStore:
     # -- games -------------------------------------------------------------------------
 
     def create_game(self, players: Sequence[str], rules: RuleSet) -> Game:
-        """A new, empty game; raises :class:`solver.scoring.ScoringError` for bad names."""
+        """A new, empty game; raises :class:`solver.scoring.ScoringError` for bad names, or a
+        number of players the rules are not for."""
         players = tuple(p.strip() for p in players)
         ScoreSheet(players)  # validates: at least two players, names non-empty and distinct
+        check_player_count(len(players), rules)
         created = _now()
         with self._write() as conn:
             cursor = conn.execute(
