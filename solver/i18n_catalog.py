@@ -65,6 +65,7 @@ FORWARDERS = (
     Forwarder("ModelFileError", 0, "message"),
     Forwarder("ClockError", 0, "message"),
     Forwarder("TurnCheckError", 0, "message"),
+    Forwarder("CertificateError", 0, "message"),
 )
 
 
