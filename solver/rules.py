@@ -102,8 +102,8 @@ class RuleSet:
             raise RulesError("a game has at least two players (0: any number)")
         if not 0 <= self.starting_jokers <= min(self.jokers, self.starting_tiles):
             raise RulesError(
-                "each player cannot start with {count} joker(s): the game has {jokers} and each player "
-                "{tiles} starting tiles", count=self.starting_jokers, jokers=self.jokers, tiles=self.starting_tiles,
+                "players cannot each start with {count} joker(s): the game has {jokers} joker(s) and "
+                "{tiles} starting tiles per player", count=self.starting_jokers, jokers=self.jokers, tiles=self.starting_tiles,
             )
         if self.players and self.players * self.starting_jokers > self.jokers:
             raise RulesError(
