@@ -61,11 +61,14 @@ def app_url(host: str, port: int, https: bool = False) -> str:
 
 
 def qr_png(text: str, scale: int = 8) -> bytes:
-    """``text`` as a QR code PNG (black on white, the standard quiet zone), made by segno."""
+    """``text`` as a QR code PNG (black on white, the standard quiet zone), made by segno.
+
+    Error correction level Q (25 %): a code photographed off a screen reads more reliably.
+    """
     import segno
 
     out = io.BytesIO()
-    segno.make(text, error="m").save(out, kind="png", scale=scale, border=4)
+    segno.make(text, error="q").save(out, kind="png", scale=scale, border=4)
     return out.getvalue()
 
 
