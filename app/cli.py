@@ -161,13 +161,22 @@ def _add_app(commands: argparse._SubParsersAction, common: argparse.ArgumentPars
     )
     cmd.add_argument("--port", type=int, help=tr("port to serve on (default: 8501)"))
     cmd.add_argument("--address", help=tr("address to listen on (default: every interface)"))
+    cmd.add_argument(
+        "--https", action="store_true",
+        help=tr("serve over HTTPS with a certificate made on this computer (phones allow the live camera only then)"),
+    )
     cmd.set_defaults(handler=_run_app)
 
 
 def _run_app(args: argparse.Namespace) -> int:
     from app.launch import serve
+    from app.network import CertificateError
 
-    return serve(args.port, args.address)
+    try:
+        return serve(args.port, args.address, https=args.https, lang=args.lang)
+    except CertificateError as err:
+        print(tr("rummikub: error: {detail}", args.lang, detail=error_text(err, args.lang)), file=sys.stderr)
+        return EXIT_BAD_INPUT
 
 
 def _common_options() -> argparse.ArgumentParser:

@@ -65,6 +65,7 @@ def outcome_from_dict(data: dict[str, Any]) -> WentOut | PoolExhausted:
 def round_to_dict(racks: tuple[PlayerRack, ...], result: RoundResult) -> dict[str, Any]:
     """A scored round with the racks it was scored from (needed to edit it later)."""
     opened = {r.name: r.made_initial_meld for r in racks}
+    could = {r.name: r.could_have_melded for r in racks}
     return {
         "outcome": outcome_to_dict(result.outcome),
         "players": [
@@ -72,6 +73,7 @@ def round_to_dict(racks: tuple[PlayerRack, ...], result: RoundResult) -> dict[st
                 "name": s.name,
                 "tiles": format_tiles(s.tiles),
                 "made_initial_meld": opened.get(s.name, True),
+                "could_have_melded": could.get(s.name, False),
                 "rack_total": s.rack_total,
                 "score": s.score,
                 "winner": s.winner,
@@ -86,7 +88,10 @@ def round_from_dict(data: dict[str, Any], rules: RuleSet) -> tuple[tuple[PlayerR
     try:
         players = data["players"]
         racks = tuple(
-            PlayerRack(p["name"], parse_tiles(p["tiles"]), bool(p["made_initial_meld"])) for p in players
+            PlayerRack(
+                p["name"], parse_tiles(p["tiles"]), bool(p["made_initial_meld"]), bool(p.get("could_have_melded", False))
+            )
+            for p in players
         )
         scores = tuple(
             PlayerScore(p["name"], rack.tiles, int(p["rack_total"]), int(p["score"]), bool(p["winner"]))

@@ -31,27 +31,50 @@ def _flag_value(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def streamlit_command(port: int | None = None, address: str | None = None, extra: Sequence[str] = ()) -> list[str]:
-    """The Streamlit command line that serves the app: ``streamlit run`` the packaged ``main.py``, our settings."""
+def streamlit_command(
+    port: int | None = None, address: str | None = None, extra: Sequence[str] = (),
+    certificate: tuple[Path, Path] | None = None,
+) -> list[str]:
+    """The Streamlit command line that serves the app: ``streamlit run`` the packaged ``main.py``,
+    our settings, and a (certificate, key) pair to serve over HTTPS."""
     command = ["streamlit", "run", str(MAIN)]
     settings = dict(SETTINGS)
     if port is not None:
         settings["server.port"] = port
     if address is not None:
         settings["server.address"] = address
+    if certificate is not None:
+        settings["server.sslCertFile"], settings["server.sslKeyFile"] = (str(path) for path in certificate)
     for key, value in settings.items():
         command += [f"--{key}", _flag_value(value)]
     return command + list(extra)
 
 
-def serve(port: int | None = None, address: str | None = None) -> int:
+def https_certificate() -> tuple[Path, Path]:
+    """The self-signed certificate for this computer's addresses, under the data folder
+    (``$RUMMIKUB_DATA_DIR``, as for the score database), made on first use."""
+    from app.network import LOOPBACK, ensure_certificate, lan_address
+    from app.storage import default_database_path
+
+    return ensure_certificate(default_database_path().parent, [lan_address(), LOOPBACK, "localhost"])
+
+
+def serve(port: int | None = None, address: str | None = None, https: bool = False, lang: str = "en") -> int:
     """Run the app in this process until it is stopped (Ctrl+C); return Streamlit's exit status.
 
     In this process rather than a child, so that stopping ``rummikub app`` stops the server too.
+    ``https``: serve over HTTPS (phones grant the live camera only to secure pages) with
+    :func:`https_certificate`, and say what the browser's warning about it means.
     """
     from streamlit.web import cli as streamlit_cli
 
-    sys.argv = streamlit_command(port, address)
+    certificate = None
+    if https:
+        from app.network import browser_warning
+
+        certificate = https_certificate()
+        print(browser_warning(lang))
+    sys.argv = streamlit_command(port, address, certificate=certificate)
     try:
         streamlit_cli.main()
     except SystemExit as stop:  # click ends the command with SystemExit

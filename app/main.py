@@ -12,6 +12,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
 import streamlit as st  # noqa: E402
 
 from app import photos, state  # noqa: E402
+from app.join import join_panel  # noqa: E402
 from app.rules_text import pool_label, preset_label, unmelded_label  # noqa: E402
 from solver.i18n import LANGUAGES, tr  # noqa: E402
 from solver.rules import CUSTOM, PRESETS, PoolOutScoring, UnmeldedScoring  # noqa: E402
@@ -55,6 +56,14 @@ def rule_switches(lang: str) -> None:
         key=keys["unmelded_scoring"], on_change=changed,
         format_func=lambda value: unmelded_label(UnmeldedScoring(value), lang),
     )
+    st.radio(
+        tr("Players", lang), [0, 2], horizontal=True, key=keys["players"], on_change=changed,
+        format_func=lambda count: tr("any number", lang) if count == 0 else str(count),
+    )
+    st.radio(
+        tr("Jokers dealt to each player at the start", lang), [0, 1], horizontal=True,
+        key=keys["starting_jokers"], on_change=changed,
+    )
 
 
 with st.sidebar:
@@ -70,10 +79,12 @@ with st.sidebar:
     )
     with st.expander(tr("Rule settings", lang)):
         rule_switches(lang)
+    join_panel(lang)
 
 pages = [
     st.Page("views/play.py", title=tr("Play", lang), icon=":material/casino:", default=True),
     st.Page("views/score.py", title=tr("Score", lang), icon=":material/scoreboard:"),
     st.Page("views/timer.py", title=tr("Timer", lang), icon=":material/timer:"),
+    st.Page("views/turn.py", title=tr("Check a turn", lang), icon=":material/rule:"),
 ]
 st.navigation(pages, position="top").run()

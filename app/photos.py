@@ -26,14 +26,22 @@ class PhotoError(TranslatableError, ValueError):
     """A photo that cannot be read (not an image, damaged, too large, or vision missing)."""
 
 
+Box = tuple[float, float, float, float]
+
+
 @dataclass(frozen=True)
 class PhotoReading:
-    """What the camera saw: chips per meld (a rack is one row), the annotated photo, doubts."""
+    """What the camera saw: chips per meld (a rack is one row), the annotated photo, doubts.
+
+    ``boxes`` has the shape of ``rows``: each chip's box (x1, y1, x2, y2) on the photo, so a
+    page can point at a tile on it.
+    """
 
     rows: tuple[tuple[Chip, ...], ...]
     annotated_png: bytes
     problems: tuple[str, ...]
     tile_count: int
+    boxes: tuple[tuple[Box, ...], ...] = ()
 
 
 #: Reading problems the pages already report in their own words (invalid melds and copy
@@ -113,15 +121,14 @@ def _problem_text(problem: Any, lang: str) -> str | None:
     return message(lang) if callable(message) else str(problem)
 
 
-def _rows(reading: Any, kind: str) -> tuple[tuple[Chip, ...], ...]:
-    """Chips per meld (table) or the rack as one row; a tile outside every meld is its own row."""
-    tiles = tuple(reading.tiles)
+def _row_positions(reading: Any, kind: str) -> tuple[tuple[int, ...], ...]:
+    """Tile positions per meld (table) or the rack as one row; a tile outside every meld is its own row."""
     melds = [tuple(m) for m in reading.melds]
     grouped = {i for m in melds for i in m}
-    melds += [(i,) for i in range(len(tiles)) if i not in grouped]
-    rows = tuple(tuple(_chip(tiles[i]) for i in meld) for meld in melds if meld)
+    melds += [(i,) for i in range(len(reading.tiles)) if i not in grouped]
+    rows = tuple(meld for meld in melds if meld)
     if kind == "rack":
-        return (tuple(c for row in rows for c in row),)
+        return (tuple(i for row in rows for i in row),)
     return rows
 
 
@@ -156,5 +163,8 @@ def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> Phot
         log.exception("reading a %s photo failed", kind)
         raise PhotoError("the photo could not be read; try another photo or type the tiles") from err
     problems = tuple(t for t in (_problem_text(p, lang) for p in reading.problems or ()) if t)
-    rows = _rows(reading, kind)
-    return PhotoReading(rows, annotated, problems, sum(len(r) for r in rows))
+    tiles = tuple(reading.tiles)
+    positions = _row_positions(reading, kind)
+    rows = tuple(tuple(_chip(tiles[i]) for i in row) for row in positions)
+    boxes = tuple(tuple(tuple(float(v) for v in tiles[i].box) for i in row) for row in positions)
+    return PhotoReading(rows, annotated, problems, sum(len(r) for r in rows), boxes)  # type: ignore[arg-type]

@@ -21,6 +21,7 @@ def preset_label(name: str, lang: str = DEFAULT_LANGUAGE) -> str:
         "sixteen-tiles": tr("Sixteen starting tiles", lang),
         "no-joker-opening": tr("No jokers in the initial meld", lang),
         "repeated-colours": tr("Repeated colours in groups", lang),
+        "mso": tr("Mind Sports Olympiad (tournament)", lang),
         CUSTOM: tr("Custom", lang),
     }
     return labels.get(name, name)
@@ -41,6 +42,7 @@ def unmelded_label(variant: UnmeldedScoring, lang: str = DEFAULT_LANGUAGE) -> st
     labels = {
         UnmeldedScoring.LIKE_OTHERS: tr("scored like the others", lang),
         UnmeldedScoring.PAYS_EACH_PLAYER: tr("pays their rack total to each other player", lang),
+        UnmeldedScoring.FIXED_CHARGE: tr("pays 100, or 200 if they could have melded", lang),
     }
     return labels[variant]
 
@@ -59,6 +61,10 @@ def rules_summary(rules: RuleSet, lang: str = DEFAULT_LANGUAGE) -> str:
             name=rules_name(rules, lang), threshold=rules.initial_meld_threshold, jokers=rules.jokers,
         )
     ]
+    if rules.players:
+        parts.append(tr("{count} players", lang, count=rules.players))
+    if rules.starting_jokers:
+        parts.append(tr("each player is dealt {count} joker(s)", lang, count=rules.starting_jokers))
     if rules.starting_tiles != STANDARD.starting_tiles:
         parts.append(tr("{count} starting tiles", lang, count=rules.starting_tiles))
     if not rules.jokers_in_initial_meld:
@@ -71,4 +77,6 @@ def rules_summary(rules: RuleSet, lang: str = DEFAULT_LANGUAGE) -> str:
         parts.append(tr("pool exhausted: {variant}", lang, variant=pool_label(rules.pool_out_scoring, lang)))
     if rules.unmelded_scoring is UnmeldedScoring.PAYS_EACH_PLAYER:
         parts.append(tr("a player who never melded pays their rack total to each other player", lang))
+    if rules.unmelded_scoring is UnmeldedScoring.FIXED_CHARGE:
+        parts.append(tr("a player who never melded pays 100, or 200 if they could have melded", lang))
     return " · ".join(parts)

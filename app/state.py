@@ -33,6 +33,8 @@ RULE_SWITCHES = {
         "pool_out_scoring",
         "unmelded_scoring",
         "joker_penalty",
+        "players",
+        "starting_jokers",
     )
 }
 _ENUMS = {"pool_out_scoring": PoolOutScoring, "unmelded_scoring": UnmeldedScoring}

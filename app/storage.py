@@ -34,7 +34,7 @@ import platformdirs
 from solver.i18n import TranslatableError
 from solver.players import player_names
 from solver.rules import RuleSet
-from solver.scoring import PlayerRack, RoundResult, ScoreSheet
+from solver.scoring import PlayerRack, RoundResult, ScoreSheet, check_player_count
 
 from .codec import CodecError, round_from_dict, round_to_dict, rules_from_dict, rules_to_dict
 
@@ -243,9 +243,11 @@ class ScoreStore:
     # -- games -------------------------------------------------------------------------
 
     def create_game(self, players: Sequence[str], rules: RuleSet) -> Game:
-        """A new, empty game; raises :class:`solver.scoring.ScoringError` for bad names or
-        a player count the game does not have (the rule: :func:`solver.players.player_names`)."""
+        """A new, empty game; raises :class:`solver.scoring.ScoringError` for bad names, a player
+        count the game does not have (the rule: :func:`solver.players.player_names`), or one the
+        rules are not for (:func:`solver.scoring.check_player_count`)."""
         players = player_names(players)
+        check_player_count(len(players), rules)
         created = _now()
         with self._write() as conn:
             cursor = conn.execute(

@@ -64,6 +64,9 @@ FORWARDERS = (
     Forwarder("NotFoundError", 0, "message"),
     Forwarder("CodecError", 0, "message"),
     Forwarder("ModelFileError", 0, "message"),
+    Forwarder("ClockError", 0, "message"),
+    Forwarder("TurnCheckError", 0, "message"),
+    Forwarder("CertificateError", 0, "message"),
 )
 
 

@@ -35,6 +35,17 @@ class UnmeldedScoring(enum.Enum):
     #: zero-sum they pay that total to every other player (so n-1 times), they cannot win the
     #: round, and the ordinary scoring runs among the players who did meld.
     PAYS_EACH_PLAYER = "pays-each-player"
+    #: Mind Sports Olympiad: instead of their rack total they pay a fixed charge,
+    #: :data:`UNMELDED_CHARGE`, or :data:`UNMELDED_CHARGE_COULD_MELD` when they could have made
+    #: the initial meld and chose not to (the scorekeeper says which). They cannot win the
+    #: round; the charge goes to the winners like any other payment, so the round stays zero-sum.
+    FIXED_CHARGE = "fixed-charge"
+
+
+#: What a player who never made the initial meld pays under :attr:`UnmeldedScoring.FIXED_CHARGE`.
+UNMELDED_CHARGE = 100
+#: The same, when they could have made it and chose not to.
+UNMELDED_CHARGE_COULD_MELD = 200
 
 
 class RulesError(TranslatableError, ValueError):
@@ -74,6 +85,10 @@ class RuleSet:
     group_colours_distinct: bool = True
     pool_out_scoring: PoolOutScoring = PoolOutScoring.LOWEST_TOTAL_PAYS_DIFFERENCE
     unmelded_scoring: UnmeldedScoring = UnmeldedScoring.LIKE_OTHERS
+    #: Exactly this many players (0: any number, as in the standard game's 2 to 4).
+    players: int = 0
+    #: Jokers each player is dealt face up before drawing the rest of their starting tiles.
+    starting_jokers: int = 0
     name: str = field(default="standard", compare=False)
 
     def __post_init__(self) -> None:
@@ -93,6 +108,18 @@ class RuleSet:
             raise RulesError("a joker left on a rack cannot cost negative points")
         if self.starting_tiles < 1:
             raise RulesError("players start with at least one tile")
+        if self.players < 0 or self.players == 1:
+            raise RulesError("a game has at least two players (0: any number)")
+        if not 0 <= self.starting_jokers <= min(self.jokers, self.starting_tiles):
+            raise RulesError(
+                "players cannot each start with {count} joker(s): the game has {jokers} joker(s) and "
+                "{tiles} starting tiles per player", count=self.starting_jokers, jokers=self.jokers, tiles=self.starting_tiles,
+            )
+        if self.players and self.players * self.starting_jokers > self.jokers:
+            raise RulesError(
+                "{players} players cannot each start with {count} joker(s) when the game has {jokers}",
+                players=self.players, count=self.starting_jokers, jokers=self.jokers,
+            )
         if self.wrap_around:
             raise RulesError("runs that wrap from 13 to 1 are not supported")
 
@@ -123,7 +150,7 @@ class RuleSet:
 
 STANDARD = RuleSet()
 
-#: Named rule sets. The first two follow rulebooks (see the README's "Rules and variants"):
+#: Named rule sets. The first two, and ``mso`` (the Mind Sports Olympiad's tournament rules), follow rulebooks (see the README's "Rules and variants"):
 #: the Pressman 1998 American rules, and the European boxes' rule that the initial meld is
 #: made without jokers. The others change one setting each. The keys are stored with every
 #: game and accepted by ``--rules``: never rename one.
@@ -136,6 +163,10 @@ PRESETS: dict[str, RuleSet] = {
     "sixteen-tiles": RuleSet(starting_tiles=16, name="sixteen-tiles"),
     "no-joker-opening": RuleSet(jokers_in_initial_meld=False, name="no-joker-opening"),
     "repeated-colours": RuleSet(group_colours_distinct=False, name="repeated-colours"),
+    # The Mind Sports Olympiad's Rummikub event (msoworld.com, 2019; mindsportsolympiad.com, 2025).
+    "mso": RuleSet(
+        players=2, joker_penalty=50, unmelded_scoring=UnmeldedScoring.FIXED_CHARGE, starting_jokers=1, name="mso",
+    ),
 }
 
 #: The name of rules that match no preset.
@@ -183,6 +214,8 @@ __all__ = [
     "RuleSet",
     "RulesError",
     "STANDARD",
+    "UNMELDED_CHARGE",
+    "UNMELDED_CHARGE_COULD_MELD",
     "UnmeldedScoring",
     "check_tile_limits",
     "preset",

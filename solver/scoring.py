@@ -32,6 +32,12 @@ set (see :class:`solver.rules.UnmeldedScoring`):
   cannot win, and the winner and the payments above are worked out among the players who
   did meld. The player who went out has melded by definition, whatever their flag says.
   When nobody melded (pool exhausted), nobody wins and only these payments are made.
+* **FIXED_CHARGE** (Mind Sports Olympiad) - instead of their rack total they pay 100, or 200
+  when they could have made the initial meld (``PlayerRack.could_have_melded``, which the
+  scorekeeper sets). As under Pressman they cannot win and the winner is worked out among the
+  players who did meld; the charge is a payment like the others, split between the winners, so
+  the round stays zero-sum. When nobody melded (pool exhausted), nobody wins, so nobody is
+  charged and the round scores 0 for everyone.
 
 Errors are :class:`solver.i18n.TranslatableError`: the CLI and the app show them translated.
 """
@@ -42,7 +48,16 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from .i18n import TranslatableError
-from .rules import STANDARD, ImpossibleStateError, PoolOutScoring, RuleSet, UnmeldedScoring, check_tile_limits
+from .rules import (
+    STANDARD,
+    UNMELDED_CHARGE,
+    UNMELDED_CHARGE_COULD_MELD,
+    ImpossibleStateError,
+    PoolOutScoring,
+    RuleSet,
+    UnmeldedScoring,
+    check_tile_limits,
+)
 from .tiles import Tile
 
 
@@ -52,11 +67,16 @@ class ScoringError(TranslatableError, ValueError):
 
 @dataclass(frozen=True)
 class PlayerRack:
-    """A player's name and the tiles left on their rack when the round ended."""
+    """A player's name and the tiles left on their rack when the round ended.
+
+    ``could_have_melded`` (only read when ``made_initial_meld`` is false): the player held an
+    initial meld and chose not to play it, which some rules charge more for.
+    """
 
     name: str
     tiles: tuple[Tile, ...]
     made_initial_meld: bool = True
+    could_have_melded: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tiles", tuple(self.tiles))
@@ -131,6 +151,7 @@ def score_round(
     """
     racks = tuple(racks)
     _check_players([r.name for r in racks])
+    check_player_count(len(racks), rules)
     _check_racks(racks, rules)
     totals = [rack_total(r.tiles, rules) for r in racks]
     if isinstance(outcome, WentOut):
@@ -143,8 +164,12 @@ def score_round(
     if isinstance(outcome, PoolExhausted):
         winners, payments = _pool_exhausted(racks, totals, rules.pool_out_scoring, counted)
     payments = [p if i in counted else 0 for i, p in enumerate(payments)]
+    extra = [0] * len(racks)
+    if rules.unmelded_scoring is UnmeldedScoring.PAYS_EACH_PLAYER:
+        extra = _unmelded_payments(totals, counted)
+    elif rules.unmelded_scoring is UnmeldedScoring.FIXED_CHARGE and winners:
+        payments = [p if i in counted else unmelded_charge(racks[i]) for i, p in enumerate(payments)]
     gains = _split_pot(sum(payments), winners, len(racks))
-    extra = _unmelded_payments(totals, counted)
     scores = tuple(
         PlayerScore(r.name, r.tiles, total, gains[i] - payments[i] + extra[i], i in winners)
         for i, (r, total) in enumerate(zip(racks, totals))
@@ -155,10 +180,24 @@ def score_round(
 def _ordinary_players(
     racks: Sequence[PlayerRack], went_out: Iterable[int], variant: UnmeldedScoring
 ) -> frozenset[int]:
-    """Seats scored the ordinary way: everyone, or (Pressman) those who melded or went out."""
+    """Seats scored the ordinary way: everyone, or (Pressman, MSO) those who melded or went out."""
     if variant is UnmeldedScoring.LIKE_OTHERS:
         return frozenset(range(len(racks)))
     return frozenset(i for i, r in enumerate(racks) if r.made_initial_meld) | frozenset(went_out)
+
+
+def unmelded_charge(rack: PlayerRack) -> int:
+    """What a player who never melded pays under :attr:`UnmeldedScoring.FIXED_CHARGE`."""
+    return UNMELDED_CHARGE_COULD_MELD if rack.could_have_melded else UNMELDED_CHARGE
+
+
+def check_player_count(count: int, rules: RuleSet) -> None:
+    """Raise :class:`ScoringError` when the rules are for a fixed number of players and
+    ``count`` is another (a tournament game is for two)."""
+    if rules.players and count != rules.players:
+        raise ScoringError(
+            "these rules are for {players} players, this game has {count}", players=rules.players, count=count
+        )
 
 
 def _unmelded_payments(totals: Sequence[int], counted: frozenset[int]) -> list[int]:
@@ -308,6 +347,8 @@ __all__ = [
     "ScoreSheet",
     "ScoringError",
     "WentOut",
+    "check_player_count",
     "rack_total",
     "score_round",
+    "unmelded_charge",
 ]

@@ -39,7 +39,7 @@ def test_the_switches_start_at_the_standard_game_and_every_setting_has_one():
     assert switch_values(at) == {
         "initial_meld_threshold": 30, "jokers": 2, "starting_tiles": 14, "jokers_in_initial_meld": True,
         "group_colours_distinct": True, "pool_out_scoring": "lowest-total-difference",
-        "unmelded_scoring": "like-others", "joker_penalty": 30,
+        "unmelded_scoring": "like-others", "joker_penalty": 30, "players": 0, "starting_jokers": 0,
     }
     assert at.selectbox(key="rules_preset").options[:3] == [
         "Standard", "Pressman 1998 (American rules)", "European box rules",

@@ -37,7 +37,7 @@ def test_command_runs_the_packaged_main_with_every_setting():
 
 def test_the_cli_passes_port_and_address(monkeypatch):
     seen = {}
-    monkeypatch.setattr(launch, "serve", lambda port, address: seen.update(port=port, address=address) or 0)
+    monkeypatch.setattr(launch, "serve", lambda port, address, **options: seen.update(port=port, address=address) or 0)
     assert cli.main(["app", "--port", "8700", "--address", "127.0.0.1"]) == 0
     assert seen == {"port": 8700, "address": "127.0.0.1"}
 

@@ -117,6 +117,7 @@ if editing and f"{form}_end" not in st.session_state:  # load the round being ed
     for i, rack in enumerate(editing.racks):
         st.session_state[f"{form}_rack_{i}"] = format_tiles(rack.tiles, short=True)
         st.session_state[f"{form}_unmelded_{i}"] = not rack.made_initial_meld
+        st.session_state[f"{form}_could_meld_{i}"] = rack.could_have_melded
 
 ending = st.radio(
     tr("How did the round end?", lang), [*game.players, POOL], key=f"{form}_end",
@@ -154,10 +155,17 @@ for i, player in enumerate(game.players):
             st.caption(tr("Check the tiles above against the photo and fix the typed line if needed.", lang))
         if ASK_UNMELDED:
             st.session_state.setdefault(f"{form}_unmelded_{i}", False)
-            st.checkbox(
+            unmelded = st.checkbox(
                 tr("Has not made the initial meld", lang), key=f"{form}_unmelded_{i}",
-                help=tr("Under these rules a player who never melded pays their rack total to each other player.", lang),
+                help=(
+                    tr("Under these rules a player who never melded pays 100, or 200 if they could have melded.", lang)
+                    if game.rules.unmelded_scoring is UnmeldedScoring.FIXED_CHARGE
+                    else tr("Under these rules a player who never melded pays their rack total to each other player.", lang)
+                ),
             )
+            if unmelded and game.rules.unmelded_scoring is UnmeldedScoring.FIXED_CHARGE:
+                st.session_state.setdefault(f"{form}_could_meld_{i}", False)
+                st.checkbox(tr("Could have made it (pays 200 instead of 100)", lang), key=f"{form}_could_meld_{i}")
 
 
 def racks_from_form() -> tuple[PlayerRack, ...]:
@@ -166,7 +174,8 @@ def racks_from_form() -> tuple[PlayerRack, ...]:
         text = "" if player == ending else st.session_state.get(f"{form}_rack_{i}", "")
         # Kept as stored when these rules do not ask (so editing an old round loses nothing).
         opened = player == ending or not st.session_state.get(f"{form}_unmelded_{i}", False)
-        racks.append(PlayerRack(player, parse_tiles(text), opened))
+        could = not opened and st.session_state.get(f"{form}_could_meld_{i}", False)
+        racks.append(PlayerRack(player, parse_tiles(text), opened, could))
     return tuple(racks)
 
 
@@ -195,7 +204,9 @@ if preview is not None and preview.game_id == game.id and preview.replaces == (e
         label = f"{s.name}: {s.score:+d}" + (WINNER if s.winner else "")
         rows.append(ui.row_html(label, chips))
         note = tr("rack total {total}", lang, total=s.rack_total)
-        if s.name in unmelded and not s.winner:
+        if s.name in unmelded and not s.winner and game.rules.unmelded_scoring is UnmeldedScoring.FIXED_CHARGE:
+            note += " · " + tr("never melded: pays {points}", lang, points=-s.score)
+        elif s.name in unmelded and not s.winner:
             note += " · " + tr("never melded: pays {points} to each other player", lang, points=s.rack_total)
         rows.append(f'<p class="rk-label">{html.escape(note)}</p>')
     ui.show_html("".join(rows))

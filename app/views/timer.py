@@ -16,7 +16,9 @@ import streamlit as st
 
 from app import components as ui
 from app import state
+from app.clock_panel import GAME_CLOCK, game_clock_panel
 from app.storage import NotFoundError, StorageError
+from app.turn_reading import show_turn_start
 from app.timer import (
     TURN_LENGTHS,
     TurnTimer,
@@ -35,6 +37,7 @@ TIMER = "timer"
 PLAYERS_TEXT = "timer_players_text"
 LENGTH = "timer_length"
 BEEP = "timer_beep"
+MODE = "timer_mode"
 #: The Score page's game picker (``GAME_PICKER`` in app/views/score.py): its players sit at the table.
 SCORE_GAME = "score_game"
 
@@ -84,6 +87,16 @@ def length_label(seconds: int) -> str:
 players = seated_players()
 if not players:
     st.info(tr("Type the players' names to use the timer.", lang))
+    st.stop()
+
+if MODE not in st.session_state:  # the last choice, also when coming back from another page
+    st.session_state[MODE] = "clock" if state.get(GAME_CLOCK) is not None else "turn"
+mode = st.radio(
+    tr("Timer", lang), ["turn", "clock"], key=MODE, horizontal=True,
+    format_func=lambda m: tr("Turn timer", lang) if m == "turn" else tr("Game clock (tournament)", lang),
+)
+if mode == "clock":
+    game_clock_panel(players, lang)
     st.stop()
 
 timer: TurnTimer | None = state.get(TIMER)
@@ -136,6 +149,7 @@ def countdown() -> None:
     ui.show_html(_CSS + countdown_html(timer, remaining(timer, now), up))
     if up:
         st.error(tr("Time is up: put the table back as it was and draw 3 tiles.", lang))
+        show_turn_start(lang)
         if beep and timer.running:
             ui.show_html(beep_html())
 

@@ -1,0 +1,251 @@
+"""At the table, through AppTest: joining by QR code, checking a turn, the table shown when time
+is up, and the game clock on the Timer page."""
+
+from __future__ import annotations
+
+import base64
+import io
+import re
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from app import network
+from app.clock import GameClock, MSO_2019
+from app.timer import TurnTimer
+from app.turn_reading import TURN_START, TableReading, highlight
+from solver.tiles import parse_melds, parse_tile
+from tests.app_helpers import all_markdown, error_lines, start_app, texts
+from tests.test_app_play import FakeReading, FakeReadTile, fake_annotate
+from tests.test_network import decode_qr
+
+START = "r4 r5 r6 | k5 b5 o5 | b9 b10 b11"
+
+
+@pytest.fixture(autouse=True)
+def private_database(tmp_path, monkeypatch):
+    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
+    return tmp_path / "scores.sqlite3"
+
+
+# --- join by QR code ---------------------------------------------------------------------------
+
+
+def sidebar_qr(at) -> str:
+    html = "\n".join(m.value for m in at.sidebar.markdown)
+    found = re.search(r'class="rk-join-qr" src="data:image/png;base64,([^"]+)"', html)
+    assert found, html
+    return decode_qr(base64.b64decode(found.group(1)))
+
+
+def test_the_sidebar_qr_code_decodes_to_the_apps_home_network_address():
+    at = start_app()
+    expected = network.app_url(network.lan_address(), 8501)
+    assert sidebar_qr(at) == expected
+    assert [c.value for c in at.sidebar.code] == [expected]  # and as text
+    assert any("rummikub app --https" in c for c in texts(at.sidebar.caption))
+
+
+def test_over_https_the_qr_code_says_https_and_the_warning_is_explained(monkeypatch):
+    import app.join
+
+    monkeypatch.setattr(app.join, "serving_https", lambda: True)
+    at = start_app()
+    assert sidebar_qr(at) == network.app_url(network.lan_address(), 8501, https=True)
+    assert network.browser_warning("en") in texts(at.sidebar.caption)
+
+
+# --- check a turn ------------------------------------------------------------------------------
+
+
+def turn_page():
+    return start_app("turn")
+
+
+def record_start(at, text: str = START):
+    at.text_area(key="turn_start_text").input(text)
+    at.button(key="turn_record").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def check(at, end: str, rack: str = "", opened: bool = True):
+    at.text_area(key="turn_end_text").input(end)
+    at.text_input(key="turn_rack_text").input(rack)
+    at.toggle(key="turn_opened").set_value(opened)
+    at.button(key="turn_check").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_a_turn_that_takes_a_tile_back_to_the_rack_is_reported():
+    at = check(record_start(turn_page()), "r4 r5 r6 r7 | k5 o5 | b9 b10 b11", rack="r7")
+    lines = error_lines(at)
+    assert lines[0] == "The turn is not legal:"
+    assert (
+        "Taken off the table: blue 5. Every tile on the table at the start of the turn must still be there at its end."
+        in lines
+    )
+    assert "Meld 2 at the end of the turn is not valid: a meld needs at least 3 tiles." in lines
+    page = all_markdown(at)
+    assert "The end of the turn, problems framed" in page and "The start of the turn, problems framed" in page
+    assert page.count("rk-bad") >= 2  # the broken meld at the end and the meld the tile left at the start
+
+
+def test_a_legal_turn_says_what_was_played_and_becomes_the_next_start():
+    at = check(record_start(turn_page()), "r4 r5 r6 r7 | k5 b5 o5 | b9 b10 b11", rack="r7 k1")
+    assert texts(at.success) == ["The turn is legal. Played: red 7."]
+    at.button(key="turn_next").click().run()
+    assert at.session_state[TURN_START].melds == parse_melds("r4 r5 r6 r7 | k5 b5 o5 | b9 b10 b11")
+    assert not at.success
+
+
+def test_an_initial_meld_below_the_threshold_is_reported():
+    at = check(record_start(turn_page()), START + " | k1 k2 k3", opened=False)
+    assert "The initial meld is worth 6 points; it needs at least 30." in error_lines(at)
+
+
+def test_two_photos_of_different_tables_are_a_clear_message():
+    at = check(record_start(turn_page()), "k1 k2 k3 | o11 o12 o13")
+    assert texts(at.error) == [
+        "The turn cannot be checked: the two readings look like different tables: only 0 of the 9 tiles on the "
+        "table at the start of the turn are on it at the end."
+    ]
+    assert not at.success and at.session_state[TURN_START].melds == parse_melds(START)  # nothing lost
+
+
+def test_a_second_photo_that_cannot_be_read_is_a_clear_message_and_the_start_is_kept():
+    at = record_start(turn_page())
+    at.file_uploader(key="turn_end_photo_upload").set_value(("end.jpg", b"not an image", "image/jpeg")).run()
+    at.button(key="turn_check").click().run()
+    assert not at.exception, at.exception
+    (message,) = texts(at.error)
+    assert message.startswith("The photo of the end of the turn cannot be read: ")
+    assert at.session_state[TURN_START].melds == parse_melds(START)
+
+
+def test_checking_before_recording_asks_for_the_start():
+    at = turn_page()
+    at.button(key="turn_record").click().run()
+    assert "Photograph or type the table at the start of the turn first." in texts(at.info)
+    assert not [b for b in at.button if b.key == "turn_check"]
+
+
+def test_a_bad_typed_table_is_a_message():
+    at = record_start(turn_page(), "r4 x9")
+    assert any(e.startswith("In the typed table at the start of the turn: cannot read tile 'x9'") for e in texts(at.error))
+
+
+def fake_tables(image, kind="table", rules=None):
+    """Readings of two photos told apart by their brightness: the start, and the end where the
+    blue 5 went back to the rack."""
+    def t(name, x):
+        return FakeReadTile(parse_tile(name), (x, 10.0, x + 20.0, 40.0), 0.99)
+
+    if int(np.asarray(image).mean()) < 100:
+        tiles = (t("r4", 0), t("r5", 30), t("r6", 60), t("k5", 100), t("b5", 130), t("o5", 160))
+        return FakeReading(tiles, ((0, 1, 2), (3, 4, 5)))
+    tiles = (t("r4", 0), t("r5", 30), t("r6", 60), t("k5", 100), t("o5", 160))
+    return FakeReading(tiles, ((0, 1, 2), (3, 4)))
+
+
+def photo(level: int) -> bytes:
+    out = io.BytesIO()
+    Image.fromarray(np.full((60, 200, 3), level, np.uint8)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def test_from_photos_the_problem_tiles_are_framed_on_the_photos(monkeypatch):
+    import vision
+
+    import app.photos
+
+    monkeypatch.setattr(vision, "read", fake_tables, raising=False)
+    monkeypatch.setattr(vision, "annotate", lambda image, reading: np.asarray(image).copy(), raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    at = turn_page()
+    at.file_uploader(key="turn_start_photo_upload").set_value(("start.png", photo(50), "image/png")).run()
+    at.button(key="turn_record").click().run()
+    at.file_uploader(key="turn_end_photo_upload").set_value(("end.png", photo(200), "image/png")).run()
+    at.button(key="turn_check").click().run()
+    assert not at.exception, at.exception
+    assert "Taken off the table: blue 5." in " ".join(error_lines(at))
+    start: TableReading = at.session_state[TURN_START]
+    assert start.boxes[1][1] == (130.0, 10.0, 150.0, 40.0)  # the blue 5's box on the first photo
+    assert len(at.image) >= 2  # both photos, framed (the start one is also in the recorded expander)
+
+
+def test_highlight_frames_the_box_in_red():
+    framed = highlight(photo(255), [(50.0, 20.0, 70.0, 40.0)])
+    image = np.asarray(Image.open(io.BytesIO(framed)).convert("RGB"))
+    assert tuple(image[14 + 1, 60]) == (208, 24, 43)  # on the frame, just outside the tile
+    assert tuple(image[30, 60]) == (255, 255, 255)  # the tile itself is left visible
+    assert tuple(image[5, 5]) == (255, 255, 255)
+
+
+# --- the table as it was, when time is up ------------------------------------------------------
+
+
+def test_when_time_is_up_the_timer_shows_the_table_at_the_start_of_the_turn():
+    at = start_app("timer")
+    at.text_input(key="timer_players_text").input("Ann, Bob").run()
+    at.session_state["timer"] = TurnTimer(("Ann", "Bob"), turn_seconds=60, started_at=0.0, elapsed_before_pause=60.0)
+    at.run()
+    assert any("“Check a turn” page" in c for c in texts(at.caption))  # nothing recorded yet
+    at.session_state[TURN_START] = TableReading(parse_melds(START))
+    at.run()
+    assert not at.exception, at.exception
+    page = all_markdown(at)
+    assert "The table at the start of the turn" in page
+    assert page.count('<span class="rk-label">Meld ') == 3
+    assert 'aria-label="blue 5"' in page
+
+
+# --- the game clock ----------------------------------------------------------------------------
+
+
+def clock_page():
+    at = start_app("timer")
+    at.text_input(key="timer_players_text").input("Ann, Bob").run()
+    at.radio(key="timer_mode").set_value("clock").run()
+    assert not at.exception, at.exception
+    return at
+
+
+def shown_clocks(at) -> list[tuple[str, str]]:
+    return re.findall(r'rk-side-name">([^<]*)</div><div class="rk-side-time">([^<]*)<', all_markdown(at))
+
+
+def test_the_game_clock_starts_at_the_tournament_setting_and_passes_the_move():
+    at = clock_page()
+    assert shown_clocks(at) == [("Ann", "10:00"), ("Bob", "10:00")]
+    at.button(key="clock_start").click().run()
+    at.button(key="clock_end_move").click().run()
+    clock: GameClock = at.session_state["game_clock"]
+    assert clock.player == "Bob" and clock.moves == 1 and clock.left[0] == 600  # a quick move costs nothing
+    assert 'rk-side rk-side-now"><div class="rk-side-name">Bob' in all_markdown(at)
+
+
+def test_a_clock_set_to_zero_is_a_clear_message():
+    at = clock_page()
+    at.number_input(key="clock_main_minutes").set_value(0.0).run()
+    assert not at.exception, at.exception
+    assert texts(at.error) == ["The clock cannot be used: a game clock needs a main time above zero."]
+    assert not [b for b in at.button if b.key == "clock_start"]
+
+
+def test_a_fallen_flag_is_shown_and_the_move_cannot_be_ended():
+    at = clock_page()
+    at.session_state["game_clock"] = GameClock(("Ann", "Bob"), MSO_2019, (600.0, 5.0), current=1, started_at=0.0)
+    at.run()
+    assert not at.exception, at.exception
+    assert "Bob’s time is up." in all_markdown(at)
+    assert at.button(key="clock_end_move").disabled
+
+
+def test_a_player_name_on_the_clock_is_text_not_html():
+    at = start_app("timer")
+    at.text_input(key="timer_players_text").input("<b>Ann</b>, Bob").run()
+    at.radio(key="timer_mode").set_value("clock").run()
+    assert "&lt;b&gt;Ann&lt;/b&gt;" in all_markdown(at) and "<b>Ann</b>" not in all_markdown(at)
