@@ -275,6 +275,11 @@ def _add_score(commands: argparse._SubParsersAction, common: argparse.ArgumentPa
         "--not-melded", nargs="+", default=[], metavar="NAME",
         help=tr("players who never made the initial meld (matters with --unmelded pays-each-player)"),
     )
+    cmd.add_argument(
+        "--could-have-melded", nargs="+", default=[], metavar="NAME",
+        help=tr("of the --not-melded players, those who could have made the initial meld (under --rules mso "
+                "they pay 200 instead of 100)"),
+    )
     _add_rule_options(cmd)
     cmd.set_defaults(handler=_run_score)
 
@@ -582,7 +587,10 @@ def _run_score(args: argparse.Namespace) -> int:
 
     outcome: Outcome = PoolExhausted() if args.pool_exhausted else WentOut(seat(args.out))
     named = [(seat(name), tiles) for name, tiles in args.rack]
-    racks = racks_from(players, named, outcome, args.lang, not_melded=[seat(n) for n in args.not_melded])
+    racks = racks_from(
+        players, named, outcome, args.lang, not_melded=[seat(n) for n in args.not_melded],
+        could_have_melded=[seat(n) for n in args.could_have_melded],
+    )
     result = score_round(racks, outcome, rules)
     if args.json:
         _emit_json(score_json(result, racks))
@@ -594,16 +602,21 @@ def _run_score(args: argparse.Namespace) -> int:
 def racks_from(
     players: Sequence[str], named: Sequence[tuple[str, str]], outcome: Outcome, lang: str = DEFAULT_LANGUAGE,
     not_melded: Sequence[str] = (),
+    could_have_melded: Sequence[str] = (),
 ) -> list[PlayerRack]:
     """One rack per player from ``--rack NAME=TILES``; only who went out may omit theirs.
-    ``not_melded``: the players who never made the initial meld (not who went out). Names
-    are as :func:`solver.players.player_names` gives them."""
+    ``not_melded``: the players who never made the initial meld (not who went out);
+    ``could_have_melded``: those of them who held an initial meld. Names are as
+    :func:`solver.players.player_names` gives them."""
     out = outcome.player if isinstance(outcome, WentOut) else None
     for name in not_melded:
         if name not in players:
             raise CliInputError(tr("--not-melded {name}, who is not in --players", lang, name=name))
         if name == out:
             raise CliInputError(tr("{name} went out, so they made the initial meld", lang, name=name))
+    for name in could_have_melded:
+        if name not in not_melded:
+            raise CliInputError(tr("--could-have-melded {name}, who is not in --not-melded", lang, name=name))
     given: dict[str, tuple[Tile, ...]] = {}
     for name, text in named:
         if name not in players:
@@ -616,7 +629,7 @@ def racks_from(
         raise CliInputError(
             tr('no --rack for {names} (use --rack NAME="" for an empty rack)', lang, names=", ".join(missing))
         )
-    return [PlayerRack(p, given.get(p, ()), p not in not_melded) for p in players]
+    return [PlayerRack(p, given.get(p, ()), p not in not_melded, p in could_have_melded) for p in players]
 
 
 def score_json(result: RoundResult, racks: Sequence[PlayerRack] = ()) -> dict[str, object]:

@@ -111,3 +111,14 @@ def test_library_errors_are_translated(capsys: pytest.CaptureFixture[str]) -> No
         capsys, "score", "--players", "Ann", "Ann", "--out", "Ann", "--rack", "Ann=", "--lang", "ru", says="rummikub"
     )
     assert "имена игроков повторяются: Ann" in err
+
+
+MSO_ROUND = ("score", "--players", "Ann", "Bob", "--out", "Ann", "--rack", "Bob=r5 k7 j", "--rules", "mso")
+
+
+def test_mso_never_melded_pays_100_or_200_when_they_could_have(capsys: pytest.CaptureFixture[str]) -> None:
+    assert scores(run_json(capsys, *MSO_ROUND)) == [62, -62]  # 5 + 7 + joker 50
+    assert scores(run_json(capsys, *MSO_ROUND, "--not-melded", "Bob")) == [100, -100]
+    assert scores(run_json(capsys, *MSO_ROUND, "--not-melded", "Bob", "--could-have-melded", "bob")) == [200, -200]
+    assert_refused(capsys, *MSO_ROUND, "--could-have-melded", "Bob",
+                   says="--could-have-melded Bob, who is not in --not-melded")
