@@ -2,12 +2,14 @@
 
 Tiles are HTML chips coloured like the real ink, so a player compares the screen with the
 table at a glance. Every label goes through :func:`solver.i18n.tr`; every string put into
-HTML is escaped.
+HTML is escaped, and every text a player typed (names, notation, messages quoting them) is
+passed through :func:`plain` before Streamlit reads it as Markdown.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
@@ -16,13 +18,33 @@ import streamlit as st
 from solver.i18n import tile_label, tr
 from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_tiles
 
+from . import state
 from .editing import NEW_MELD, RACK_ROW, Chip, EditError, Layout, Place, add_tiles, change_tile, move_tile, remove_tile
 
 PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 ALL_TILES: tuple[Tile, ...] = ALL_NUMBERED + (JOKER,)
+#: Every ASCII punctuation character: CommonMark lets each be backslash-escaped, and together
+#: they start every Markdown construct (links, images, emphasis, code, HTML, tables, lists),
+#: Streamlit's directives (``:red[...]``) and its LaTeX (``$...$``).
+_MARKDOWN_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+#: Where GitHub-flavoured Markdown would turn plain text into a link even when escaped (it
+#: finds web and e-mail addresses in the text itself): before "http:", "https:", "www." and
+#: after "@". An invisible word joiner there leaves the text looking the same, but no link.
+_AUTOLINK_AT = re.compile(r"(?i)(?=https?:|www\.)|(?<=@)")
+WORD_JOINER = "\u2060"
+#: Characters that start Markdown inline syntax (links, images, emphasis, code, directives,
+#: LaTeX), written as character references in HTML: :func:`show_html` fragments are HTML
+#: blocks, which Markdown leaves alone, and these make text in them inert even if not.
+_HTML_TEXT = str.maketrans({c: f"&#{ord(c)};" for c in "&<>\"'[]()!*_`~$\\|{}#"})
 
 _CSS = """
 <style>
+/* Phones: less empty space above the page, a title that fits, the page links on one row. */
+@media (max-width: 640px){
+ [data-testid="stMainBlockContainer"]{padding-top:4.25rem}
+ h1{font-size:1.9rem !important}
+}
+.st-key-rk_pages{border-bottom:1px solid #e6e2d6;padding-bottom:.2rem}
 .rk-row{display:flex;flex-wrap:wrap;align-items:center;gap:.3rem;margin:.25rem 0 .6rem 0}
 .rk-label{min-width:4.2rem;font-size:.85rem;color:#666}
 .rk-tile{position:relative;display:inline-flex;flex-direction:column;align-items:center;justify-content:center;
@@ -41,12 +63,41 @@ _CSS = """
 .rk-moved{outline:3px dashed #8e44ad;outline-offset:1px}
 .rk-same{opacity:.55}
 .rk-bad{border-left:4px solid #d0182b;padding-left:.4rem}
+/* The legend's keys: a small blank swatch with the highlight, never a tile with a number. */
+.rk-key{position:relative;display:inline-block;width:.9rem;height:1.2rem;border-radius:.2rem;
+ background:#fbf6e9;border:1px solid #cbbf9f;margin-left:.35rem;vertical-align:middle}
+.rk-key::after{transform:scale(.7)}
+.rk-legend{gap:.15rem .5rem}
+.rk-legend .rk-label{min-width:0}
+/* The turn timer: one line at any width, as big as the screen allows. */
+.rk-timer{border-radius:1rem;padding:.6rem 1rem;text-align:center;background:#f4f1e8;color:#1b1b1b}
+.rk-timer-player{font:600 clamp(1.4rem,7vw,2.2rem)/1.2 system-ui,sans-serif;overflow-wrap:anywhere}
+.rk-clock{font:800 min(9rem,28vw)/1 system-ui,sans-serif;font-variant-numeric:tabular-nums;white-space:nowrap}
+.rk-timer-paused .rk-clock{opacity:.45}
+.rk-timer-up{background:#d0182b;color:#fff;animation:rk-flash 1s step-start infinite}
+@keyframes rk-flash{50%{background:#fff;color:#d0182b}}
 </style>
 """
 
 
 def inject_css() -> None:
-    st.markdown(_CSS, unsafe_allow_html=True)
+    """The app's one stylesheet (drawn once per run, before the page; it takes no space)."""
+    st.html(_CSS)
+
+
+def plain(text: object) -> str:
+    """``text`` as Markdown that Streamlit shows exactly as typed: every ASCII punctuation
+    character backslash-escaped, and a word joiner where an address would be linked. For
+    everything a player typed that reaches a Markdown element (labels, radio options,
+    alerts, captions, metrics) -- so a name like ``![p](http://…)`` is shown, never
+    fetched, and neither ``[click](…)`` nor a bare address is ever a link."""
+    return _MARKDOWN_PUNCTUATION.sub(r"\\\1", _AUTOLINK_AT.sub(WORD_JOINER, str(text)))
+
+
+def html_text(text: object) -> str:
+    """``text`` escaped for a :func:`show_html` fragment: HTML-escaped, and no character of
+    it can start Markdown syntax. For labels that hold what a player typed (names)."""
+    return str(text).translate(_HTML_TEXT)
 
 
 @dataclass(frozen=True)
@@ -83,10 +134,12 @@ def chip_html(tile: Tile, lang: str, style: ChipStyle = ChipStyle(), note: str =
 
 def row_html(label: str, chips: Sequence[str], bad: bool = False, dim: bool = False) -> str:
     klass = "rk-row" + (" rk-bad" if bad else "") + (" rk-same" if dim else "")
-    return f'<div class="{klass}"><span class="rk-label">{html.escape(label)}</span>{"".join(chips)}</div>'
+    return f'<div class="{klass}"><span class="rk-label">{html_text(label)}</span>{"".join(chips)}</div>'
 
 
 def show_html(fragment: str) -> None:
+    """Show HTML built here; every text in it is escaped (one line, starting with a block
+    tag, so that Markdown reads it as one HTML block)."""
     st.markdown(fragment, unsafe_allow_html=True)
 
 
@@ -110,7 +163,8 @@ def reading_chip_html(chip: Chip, lang: str) -> str:
 
 
 def legend(lang: str, kinds: Sequence[str]) -> None:
-    """A one-line key to the highlights used on this screen."""
+    """A one-line key to the highlights used on this screen: blank swatches, so the key is
+    never mistaken for tiles of the table."""
     samples = {
         "uncertain": (ChipStyle(uncertain=True), tr("unsure: check it", lang)),
         "corrected": (ChipStyle(corrected=True), tr("corrected by the rules", lang)),
@@ -123,8 +177,9 @@ def legend(lang: str, kinds: Sequence[str]) -> None:
     parts = []
     for kind in kinds:
         style, text = samples[kind]
-        parts.append(f'{chip_html(Tile.from_index(6), lang, style)}<span class="rk-label">{html.escape(text)}</span>')
-    show_html(f'<div class="rk-row">{"".join(parts)}</div>')
+        flags = " ".join(f"rk-{flag}" for flag in samples if getattr(style, flag))
+        parts.append(f'<span class="rk-key {flags}"></span><span class="rk-label">{html.escape(text)}</span>')
+    show_html(f'<div class="rk-row rk-legend">{"".join(parts)}</div>')
 
 
 def notation_error_text(err: NotationError, lang: str) -> str:
@@ -136,7 +191,10 @@ def notation_error_text(err: NotationError, lang: str) -> str:
 
 def photo_input(label: str, key: str, lang: str) -> bytes | None:
     """A photo from the camera (when switched on) or an uploaded file; the camera wins."""
-    upload = st.file_uploader(label, type=PHOTO_TYPES, key=f"{key}_upload")
+    upload = st.file_uploader(
+        label, type=PHOTO_TYPES, key=f"{key}_upload",
+        help=tr("A photo from the phone's camera or gallery, or a screenshot, up to 25 MB.", lang),
+    )
     shot = None
     if st.toggle(tr("Use the camera", lang), key=f"{key}_camera_on"):
         shot = st.camera_input(label, key=f"{key}_camera", label_visibility="collapsed")
@@ -175,6 +233,8 @@ def layout_editor(key: str, layout: Layout, on_change: Callable[[Layout], None],
 
     ``on_change`` receives the new layout. Fixes run as button callbacks that read the
     widgets' current values from session state, so the page redraws once, already fixed.
+    ``key`` names this layout: a caller gives each reading, and each fix of it, its own key,
+    so that no selector ever offers a tile of an earlier layout.
     """
     places = list(layout.places()) if table else [(RACK_ROW, i) for i in range(len(layout.rack))]
     destinations = [*range(len(layout.melds)), NEW_MELD, RACK_ROW] if table else [RACK_ROW]
@@ -216,18 +276,18 @@ def layout_editor(key: str, layout: Layout, on_change: Callable[[Layout], None],
         return add_tiles(layout, int(value("add_to")), tiles)  # type: ignore[arg-type]
 
     if places:
-        if st.session_state.get(place_key) not in places:
-            st.session_state.pop(place_key, None)
-        doubtful = [p for p in layout.uncertain_places if p in places]
+        if st.session_state.get(place_key) not in places:  # first draw: open on the first doubt
+            doubtful = [p for p in layout.uncertain_places if p in places]
+            st.session_state[place_key] = doubtful[0] if doubtful else places[0]
         place = st.selectbox(
-            tr("Tile to fix", lang), places, index=places.index(doubtful[0]) if doubtful else 0,
-            key=place_key, format_func=lambda p: place_label(layout, p, lang),
+            tr("Tile to fix", lang), places, key=state.keep(place_key),
+            format_func=lambda p: place_label(layout, p, lang),
         )
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         with c1:
             st.selectbox(
                 tr("It is really", lang), tile_picker_options(layout.chip(place)),
-                key=f"{key}_new_tile_{place[0]}_{place[1]}", format_func=lambda t: tile_label(t, lang),
+                key=state.keep(f"{key}_new_tile_{place[0]}_{place[1]}"), format_func=lambda t: tile_label(t, lang),
             )
         with c2:
             st.button(tr("Change", lang), key=f"{key}_change", width="stretch", on_click=apply, args=(change,))
@@ -235,7 +295,7 @@ def layout_editor(key: str, layout: Layout, on_change: Callable[[Layout], None],
             c3, c4 = st.columns([3, 1], vertical_alignment="bottom")
             with c3:
                 st.selectbox(
-                    tr("Move it to", lang), destinations, key=f"{key}_move_to",
+                    tr("Move it to", lang), destinations, key=state.keep(f"{key}_move_to"),
                     format_func=lambda d: destination_label(layout, d, lang),
                 )
             with c4:
@@ -248,11 +308,12 @@ def layout_editor(key: str, layout: Layout, on_change: Callable[[Layout], None],
     with c5:
         st.text_input(tr("Add missed tiles", lang), key=f"{key}_add_tiles", placeholder="r7 j")
     with c6:
+        st.session_state.setdefault(f"{key}_add_to", destinations[-1])
         st.selectbox(
-            tr("to", lang), destinations, key=f"{key}_add_to", index=len(destinations) - 1,
+            tr("to", lang), destinations, key=state.keep(f"{key}_add_to"),
             format_func=lambda d: destination_label(layout, d, lang),
         )
     with c7:
         st.button(tr("Add", lang), key=f"{key}_add", width="stretch", on_click=apply, args=(add,))
     if st.session_state.get(error_key):
-        st.error(st.session_state[error_key])
+        st.error(plain(st.session_state[error_key]))

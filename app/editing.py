@@ -142,3 +142,46 @@ def move_tile(layout: Layout, place: Place, destination: int) -> Layout:
     else:
         out = out._with_row(destination, out.row(destination) + (moved,))
     return out._drop_empty_melds()
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One reading of the inputs (photos and typed tiles) and the player's fixes to it.
+
+    Fixes belong to the reading they were made on: reading other inputs starts a new
+    :class:`Reading` (and says so when fixes are left behind); reading the very same inputs
+    again keeps the fixes (see :func:`keeps_fixes`), and :meth:`undone` goes back to the
+    reading as it came. ``revision`` counts new readings and fixes in a session; the
+    editor's widgets are keyed by it, so every selector always shows the layout as it is.
+    """
+
+    source: object
+    original: Layout
+    layout: Layout
+    revision: int = 0
+    photos: tuple[tuple[str, bytes], ...] = ()
+    notes: tuple[str, ...] = ()
+
+    @property
+    def fixed(self) -> bool:
+        return self.layout != self.original
+
+    def fixed_to(self, layout: Layout) -> "Reading":
+        return replace(self, layout=layout, revision=self.revision + 1)
+
+    def undone(self) -> "Reading":
+        return self.fixed_to(self.original)
+
+
+def keeps_fixes(current: Reading | None, source: object) -> bool:
+    """Whether reading ``source`` must keep ``current`` as it is: the same inputs, already
+    read and fixed (reading them again would only bring back what the player fixed)."""
+    return current is not None and current.source == source and current.fixed
+
+
+def new_reading(current: Reading | None, source: object, layout: Layout,
+                photos: tuple[tuple[str, bytes], ...] = (), notes: tuple[str, ...] = ()) -> Reading:
+    """A fresh reading of ``source``, a later revision than ``current`` (so no widget of the
+    last reading is reused for it)."""
+    revision = current.revision + 1 if current is not None else 0
+    return Reading(source, layout, layout, revision, photos, notes)

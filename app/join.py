@@ -33,7 +33,7 @@ def join_panel(lang: str) -> None:
     with st.expander(tr("Join from a phone", lang)):
         st.caption(tr("Scan the code with the phone's camera, or type the address.", lang))
         alt = html.escape(tr("QR code of {url}", lang, url=url))
-        show_html(f'<img class="rk-join-qr" src="{qr_data_uri(url)}" alt="{alt}" style="width:100%;max-width:14rem">')
+        show_html(f'<div><img class="rk-join-qr" src="{qr_data_uri(url)}" alt="{alt}" style="width:100%;max-width:14rem"></div>')
         st.code(url, language=None)
         if serving_https():
             st.caption(browser_warning(lang))

@@ -1,4 +1,10 @@
-"""Entry point: ``streamlit run app/main.py``. The sidebar (language, rules) and the pages."""
+"""Entry point: ``streamlit run app/main.py``. The sidebar (language, rules), the page links
+and the pages.
+
+The page links are a row at the top of the page itself, not Streamlit's navigation bar: on a
+phone that bar folds into the sidebar, behind "»", and the sidebar then stays open over
+the page it opened.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
 
 import streamlit as st  # noqa: E402
 
+from app import components as ui  # noqa: E402
 from app import photos, state  # noqa: E402
 from app.join import join_panel  # noqa: E402
 from app.rules_text import pool_label, preset_label, unmelded_label  # noqa: E402
@@ -72,6 +79,7 @@ with st.sidebar:
         format_func=lambda code: state.LANGUAGE_NAMES.get(code, code),
     )
     lang = state.lang()
+    state.show_language_in_url(lang)
     st.selectbox(
         tr("Rules", lang), [*PRESETS, CUSTOM], key=state.RULES_PRESET, on_change=state.preset_chosen,
         format_func=lambda name: preset_label(name, lang),
@@ -87,4 +95,9 @@ pages = [
     st.Page("views/timer.py", title=tr("Timer", lang), icon=":material/timer:"),
     st.Page("views/turn.py", title=tr("Check a turn", lang), icon=":material/rule:"),
 ]
-st.navigation(pages, position="top").run()
+navigation = st.navigation(pages, position="hidden")
+ui.inject_css()
+with st.container(horizontal=True, key="rk_pages", gap="small"):
+    for page in pages:
+        st.page_link(page, query_params={state.LANG: lang})
+navigation.run()

@@ -50,13 +50,42 @@ PERSISTENT_WIDGETS = (
     "play_initial_meld_done",
     "play_objective",
     "score_game",
+    "score_pick_round",
+    "timer_length",
 )
+#: Where the session keeps the keys of widgets registered with :func:`keep` (keys made per
+#: form or per reading, which :data:`PERSISTENT_WIDGETS` cannot list).
+_KEPT = "kept_widget_keys"
 
 LANGUAGE_NAMES = {"en": "English", "uk": "Українська", "ru": "Русский", "ro": "Română"}
 
 
+def keep(key: str) -> str:
+    """Register a widget's key so its value is re-stored on every run, like
+    :data:`PERSISTENT_WIDGETS`; returns the key (``key=state.keep(...)``).
+
+    Needed by every choice whose option labels are translated: Streamlit's browser side
+    remembers a radio's or selectbox's choice by its label, so after a language switch it
+    would hold a label the new options no longer have and show nothing selected. A value
+    re-stored from the server is sent with the new labels. Such a widget must take its
+    default through ``st.session_state.setdefault`` (not ``index=``/``value=``).
+    """
+    kept = st.session_state.setdefault(_KEPT, set())
+    kept.add(key)
+    return key
+
+
+def forget(prefix: str) -> None:
+    """Drop the state of every widget whose key starts with ``prefix`` (a finished form, an
+    old reading's editor), registered or not."""
+    for key in [k for k in st.session_state if str(k).startswith(prefix)]:
+        del st.session_state[key]
+    st.session_state[_KEPT] = {k for k in st.session_state.get(_KEPT, set()) if not k.startswith(prefix)}
+
+
 def keep_widget_state() -> None:
-    for key in PERSISTENT_WIDGETS:
+    """Re-store the kept widgets' values (before any widget is drawn)."""
+    for key in (*PERSISTENT_WIDGETS, *sorted(st.session_state.get(_KEPT, set()))):
         if key in st.session_state:
             st.session_state[key] = st.session_state[key]
 
@@ -72,12 +101,21 @@ def browser_language() -> str:
 
 
 def lang() -> str:
-    """The language every string on the page is shown in."""
+    """The language every string on the page is shown in: the one chosen in this session,
+    else the URL's ``?lang=`` (so a reload or a shared link keeps it), else the browser's."""
     value = st.session_state.get(LANG)
     if value not in LANGUAGES:
-        value = browser_language()
+        value = st.query_params.get(LANG)
+        if value not in LANGUAGES:
+            value = browser_language()
         st.session_state[LANG] = value
     return value
+
+
+def show_language_in_url(value: str) -> None:
+    """Write the language into the URL (``?lang=uk``) unless it is there already."""
+    if st.query_params.get(LANG) != value:
+        st.query_params[LANG] = value
 
 
 def _switch_value(rules: RuleSet, name: str) -> object:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
@@ -20,8 +21,19 @@ def start_app(page: str | None = None) -> AppTest:
     return at
 
 
+#: A CommonMark backslash escape: a backslash before ASCII punctuation shows that character.
+_ESCAPED = re.compile(r"\\([!-/:-@\[-`{-~])")
+
+
+def shown(markdown: str) -> str:
+    """What a player reads in a Markdown element whose source is ``markdown``: the escapes
+    and invisible word joiners the app adds to typed text (``app.components.plain``) gone."""
+    return _ESCAPED.sub(r"\1", markdown).replace("\u2060", "")
+
+
 def texts(elements) -> list[str]:
-    return [e.value for e in elements]
+    """The text of each element as shown (Markdown escapes resolved)."""
+    return [shown(e.value) for e in elements]
 
 
 def all_markdown(at: AppTest) -> str:
@@ -30,4 +42,4 @@ def all_markdown(at: AppTest) -> str:
 
 def error_lines(at: AppTest) -> list[str]:
     """Every line of every error box, without list bullets."""
-    return [line.removeprefix("- ") for e in at.error for line in e.value.splitlines() if line.strip()]
+    return [line.removeprefix("- ") for e in texts(at.error) for line in e.splitlines() if line.strip()]

@@ -27,6 +27,11 @@ def type_position(at, table: str, rack: str):
     return at
 
 
+def edit(at, name: str) -> str:
+    """The key of one of the fix editor's widgets for the reading as it is now."""
+    return f"play_edit_{at.session_state['play_reading'].revision}_{name}"
+
+
 def solve(at):
     at.button(key="play_solve").click().run()
     assert not at.exception, at.exception
@@ -92,10 +97,35 @@ def test_bad_notation_is_a_message_and_the_typing_is_kept():
     assert at.text_area(key="play_rack_text").value == "r7"
 
 
-def test_impossible_tiles_are_a_message():
+def fix_expander(at):
+    return next(e for e in at.expander if e.label == "Fix a tile")
+
+
+def test_impossible_tiles_across_table_and_rack_are_reported_right_after_reading():
     at = type_position(start_app(), "r4 r5 r6 | r4 r5 r6", "r4")
+    assert error_lines(at) == ["More copies than the game has: red 4"]  # before any move is asked for
+    assert fix_expander(at).proto.expanded
     solve(at)
-    assert texts(at.error) == ["Impossible tiles: more copies of red 4 than the game has."]
+    assert "Impossible tiles: more copies of red 4 than the game has." in texts(at.error)
+
+
+@pytest.mark.parametrize(
+    ("rack", "expected"),
+    [("r7 r7 r7", "More copies than the game has: red 7"), ("j j j", "More copies than the game has: joker")],
+)
+def test_an_impossible_rack_is_reported_right_after_reading(rack, expected):
+    at = type_position(start_app(), "", rack)
+    assert error_lines(at) == [expected]
+    assert fix_expander(at).proto.expanded  # where the player fixes it
+    at.selectbox(key=edit(at, "place")).set_value((-1, 2)).run()
+    at.button(key=edit(at, "remove")).click().run()
+    assert error_lines(at) == []
+
+
+def test_three_jokers_are_possible_under_four_joker_rules():
+    at = type_position(start_app(), "", "j j j")
+    at.selectbox(key="rules_preset").set_value("four-jokers").run()
+    assert error_lines(at) == []
 
 
 def test_nothing_typed_asks_for_input():
@@ -107,26 +137,26 @@ def test_nothing_typed_asks_for_input():
 def test_fixing_the_reading_change_add_move_remove_then_solve():
     at = type_position(start_app(), "r4 r5 k6 | k5 b5 | o9", "r7 k9")
     # change: meld 1, tile 3 is really red 6
-    at.selectbox(key="play_edit_place").set_value((0, 2)).run()
-    at.selectbox(key="play_edit_new_tile_0_2").set_value(__import__("solver").parse_tile("r6")).run()
-    at.button(key="play_edit_change").click().run()
+    at.selectbox(key=edit(at, "place")).set_value((0, 2)).run()
+    at.selectbox(key=edit(at, "new_tile_0_2")).set_value(__import__("solver").parse_tile("r6")).run()
+    at.button(key=edit(at, "change")).click().run()
     assert not at.exception
     assert "Meld 1 is not valid" not in " ".join(texts(at.error))
     # add a missed orange 5 to meld 2
-    at.text_input(key="play_edit_add_tiles").input("o5")
-    at.selectbox(key="play_edit_add_to").set_value(1)
-    at.button(key="play_edit_add").click().run()
+    at.text_input(key=edit(at, "add_tiles")).input("o5")
+    at.selectbox(key=edit(at, "add_to")).set_value(1)
+    at.button(key=edit(at, "add")).click().run()
     assert not any("Meld 2" in e for e in texts(at.error))
     # move the false orange 9 (meld 3) to the rack, then remove the black 9 from the rack
-    at.selectbox(key="play_edit_place").set_value((2, 0)).run()
-    at.selectbox(key="play_edit_move_to").set_value(-1)
-    at.button(key="play_edit_move").click().run()
+    at.selectbox(key=edit(at, "place")).set_value((2, 0)).run()
+    at.selectbox(key=edit(at, "move_to")).set_value(-1)
+    at.button(key=edit(at, "move")).click().run()
     assert texts(at.error) == []
-    rack_places = [p for p in at.selectbox(key="play_edit_place").options if "Rack" in p]
+    rack_places = [p for p in at.selectbox(key=edit(at, "place")).options if "Rack" in p]
     assert rack_places == ["Rack · 1: red 7", "Rack · 2: black 9", "Rack · 3: orange 9"]
-    at.selectbox(key="play_edit_place").set_value((-1, 1)).run()
-    at.button(key="play_edit_remove").click().run()
-    assert [p for p in at.selectbox(key="play_edit_place").options if "Rack" in p] == [
+    at.selectbox(key=edit(at, "place")).set_value((-1, 1)).run()
+    at.button(key=edit(at, "remove")).click().run()
+    assert [p for p in at.selectbox(key=edit(at, "place")).options if "Rack" in p] == [
         "Rack · 1: red 7", "Rack · 2: orange 9",
     ]
     solve(at)
@@ -135,8 +165,8 @@ def test_fixing_the_reading_change_add_move_remove_then_solve():
 
 def test_a_bad_added_tile_is_a_message():
     at = type_position(start_app(), "r4 r5 r6", "r7")
-    at.text_input(key="play_edit_add_tiles").input("z99")
-    at.button(key="play_edit_add").click().run()
+    at.text_input(key=edit(at, "add_tiles")).input("z99")
+    at.button(key=edit(at, "add")).click().run()
     assert texts(at.error) == ["cannot read tile 'z99' (unknown colour)"]
 
 
@@ -210,14 +240,14 @@ def test_a_synthetic_photo_is_read_shown_fixed_and_solved():
             place = (int(bad[0].split()[1]) - 1, 0)
         elif extra:
             label = extra[0].removeprefix("More copies than the game has: ").split(", ")[0]
-            options = at.selectbox(key="play_edit_place").options
+            options = at.selectbox(key=edit(at, "place")).options
             found = [re.fullmatch(r"Meld (\d+) · (\d+): (.*?)( ⚠)?", text) for text in options]
             meld, index = next((int(m[1]), int(m[2])) for m in found if m and m[3] == label)
             place = (meld - 1, index - 1)
         else:
             break
-        at.selectbox(key="play_edit_place").set_value(place).run()
-        at.button(key="play_edit_remove").click().run()
+        at.selectbox(key=edit(at, "place")).set_value(place).run()
+        at.button(key=edit(at, "remove")).click().run()
         assert not at.exception, at.exception
     assert not any(" is not valid" in e or e.startswith("More copies") for e in error_lines(at)), error_lines(at)
     solve(at)
@@ -259,19 +289,26 @@ def fake_annotate(image, reading):
     return np.zeros((20, 30, 3), np.uint8)
 
 
-def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypatch):
+def use_fake_reader(monkeypatch, read=fake_read) -> bytes:
+    """Photos are read by ``read`` (standing in for ``vision.read``), no models loaded;
+    returns a small grey PNG to upload."""
     import vision
 
     import app.photos
 
-    monkeypatch.setattr(vision, "read", fake_read, raising=False)
+    monkeypatch.setattr(vision, "read", read, raising=False)
     monkeypatch.setattr(vision, "annotate", fake_annotate, raising=False)
     monkeypatch.setattr(app.photos, "_load_models", lambda: True)
     photo = io.BytesIO()
     Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
+    return photo.getvalue()
+
+
+def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypatch):
+    photo = use_fake_reader(monkeypatch)
     at = start_app()
-    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo.getvalue(), "image/png"))
-    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo.getvalue(), "image/png")).run()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png"))
+    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo, "image/png")).run()
     at.text_area(key="play_table_text").input("r1 r2 r3")  # a photo beats typing, and says so
     at.button(key="play_read").click().run()
     assert not at.exception, at.exception
@@ -282,12 +319,12 @@ def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypat
     assert 'class="rk-tile rk-orange rk-corrected"' in html
     assert "Meld 1 · 3: black 6 ⚠ — unsure; maybe: red 6, black 9" in html  # the list of doubts
     assert error_lines(at) == ["Meld 1 is not valid: neither a run (one colour) nor a group (one number)"]
-    place = at.selectbox(key="play_edit_place")
+    place = at.selectbox(key=edit(at, "place"))
     assert place.value == (0, 2)  # the editor opens on the doubtful tile
-    picker = at.selectbox(key="play_edit_new_tile_0_2")
+    picker = at.selectbox(key=edit(at, "new_tile_0_2"))
     assert picker.options[:3] == ["black 6", "red 6", "black 9"]
     picker.set_value(parse_tile("r6")).run()
-    at.button(key="play_edit_change").click().run()
+    at.button(key=edit(at, "change")).click().run()
     assert texts(at.error) == []
     assert 'class="rk-tile rk-red rk-edited"' in all_markdown(at)
     solve(at)
@@ -402,3 +439,74 @@ def test_a_non_image_is_a_message_even_after_the_models_are_loaded():
     assert not at.exception
     (error,) = texts(at.error)
     assert error.startswith("The table photo cannot be read: ")
+
+
+KEPT = (
+    "These photos and tiles were read already: your fixes are kept. "
+    "To go back to the reading as it came, use “Undo my fixes” below."
+)
+DROPPED = "A new reading: the fixes made to the previous one do not apply to it."
+
+
+def rack_options(at) -> list[str]:
+    return [p for p in at.selectbox(key=edit(at, "place")).options if p.startswith("Rack")]
+
+
+def test_reading_the_same_tiles_again_keeps_the_fixes_until_undone():
+    at = type_position(start_app(), "r4 r5 r6", "r7 k9")
+    at.selectbox(key=edit(at, "place")).set_value((-1, 1)).run()
+    at.button(key=edit(at, "remove")).click().run()
+    assert rack_options(at) == ["Rack · 1: red 7"]
+    at.button(key="play_read").click().run()  # the same typed tiles again
+    assert texts(at.info) == [KEPT]
+    assert rack_options(at) == ["Rack · 1: red 7"]  # the removed tile stays removed
+    assert 'title="black 9"' not in all_markdown(at)
+    at.button(key="play_undo_fixes").click().run()
+    assert rack_options(at) == ["Rack · 1: red 7", "Rack · 2: black 9"]
+    assert not [b for b in at.button if b.key == "play_undo_fixes"]  # nothing left to undo
+
+
+def test_a_new_reading_starts_afresh_and_every_selector_follows_it():
+    at = type_position(start_app(), "r4 r5 r6", "r7 k9 o1")
+    at.selectbox(key=edit(at, "place")).set_value((-1, 2)).run()  # chosen on this reading, not applied
+    at.selectbox(key=edit(at, "new_tile_-1_2")).set_value(parse_tile("o2")).run()
+    at.selectbox(key=edit(at, "place")).set_value((-1, 0)).run()
+    at.button(key=edit(at, "remove")).click().run()  # one fix
+    old_editor = edit(at, "")
+    at.text_area(key="play_rack_text").input("b3 b4 b5")
+    at.button(key="play_read").click().run()
+    assert texts(at.info) == [DROPPED]  # said, not silent
+    place = at.selectbox(key=edit(at, "place"))
+    assert place.value == (0, 0)  # not the tile chosen on the last reading
+    assert rack_options(at) == ["Rack · 1: blue 3", "Rack · 2: blue 4", "Rack · 3: blue 5"]
+    assert not [name for name in ("place", "new_tile_-1_2", "add_to") if f"{old_editor}{name}" in at.session_state]
+    at.selectbox(key=edit(at, "place")).set_value((-1, 2)).run()
+    picker = at.selectbox(key=edit(at, "new_tile_-1_2"))
+    assert picker.value == parse_tile("b5")  # the new reading's tile, not the old choice
+    picker.set_value(parse_tile("b6")).run()
+    at.button(key=edit(at, "change")).click().run()
+    assert texts(at.error) == []
+    assert rack_options(at)[-1] == "Rack · 3: blue 6"
+
+
+def test_reading_the_same_photo_again_keeps_the_fix_and_reads_nothing(monkeypatch):
+    calls = []
+
+    def counting_read(image, kind="table", rules=None):
+        calls.append(kind)
+        return fake_read(image, kind, rules)
+
+    photo = use_fake_reader(monkeypatch, counting_read)
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
+    at.text_area(key="play_rack_text").input("r7")
+    at.button(key="play_read").click().run()
+    at.selectbox(key=edit(at, "new_tile_0_2")).set_value(parse_tile("r6")).run()  # the doubtful black 6
+    at.button(key=edit(at, "change")).click().run()
+    assert error_lines(at) == []
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    assert calls == ["table"]  # read once
+    assert texts(at.info) == [KEPT]
+    assert error_lines(at) == []  # the fixed meld is still fixed
+    assert 'class="rk-tile rk-red rk-edited"' in all_markdown(at)

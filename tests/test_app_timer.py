@@ -141,3 +141,16 @@ def test_the_page_runs_in_every_language(lang):
     at.run()
     assert not at.exception, at.exception
     assert shown(at) == ("Ann", "1:00")
+
+
+def test_the_turn_length_stays_chosen_after_switching_language():
+    at = seated("Ann", "Bob")
+    at.radio(key="timer_length").set_value(120).run()
+    at.selectbox(key="lang").set_value("uk").run()
+    assert not at.exception, at.exception
+    radio = at.radio(key="timer_length")
+    assert radio.options == ["Вимкнено", "60 с", "120 с"]
+    # The browser remembers a radio's choice by its label ("120 s"), which the Ukrainian
+    # options lack: the server must send the choice again, in the new labels.
+    assert radio.proto.set_value and radio.proto.raw_value == "120 с"
+    assert at.session_state["timer"].turn_seconds == 120

@@ -3,7 +3,8 @@
 Starts ``streamlit run app/main.py`` on a free localhost port and drives Debian's headless
 Chromium with Playwright (no browser download: ``executable_path=/usr/bin/chromium``).
 Skipped, with the reason, where Chromium or Playwright is missing. Screenshots go to the
-test's tmp dir and, when ``$SCREENSHOT_DIR`` is set, there too.
+test's tmp dir and, when ``$SCREENSHOT_DIR`` is set, there too (``docs/screenshots/``: the
+desktop pages whole, the phone ones as the first 390 x 844 screen shows them).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlparse
 
 import pytest
 
@@ -33,6 +36,9 @@ CHROMIUM_ARGS = [
 ]
 START_TIMEOUT_S = 90
 STEP_TIMEOUT_MS = 120_000
+DESKTOP = {"width": 900, "height": 1400}
+#: A common phone screen (iPhone 12-15) in CSS pixels.
+PHONE = {"width": 390, "height": 844}
 
 pytestmark = [
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian chromium is not installed (/usr/bin/chromium)"),
@@ -87,18 +93,31 @@ def server(tmp_path):
         log.close()
 
 
-@pytest.fixture
-def page(tmp_path):
+@contextmanager
+def chromium_page(tmp_path: Path, viewport: dict[str, int], **options):
     """A fresh headless Chromium page with its own profile directory."""
     with playwright_sync.sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(tmp_path / "chromium-profile"), executable_path=str(CHROMIUM), headless=True,
-            args=CHROMIUM_ARGS, viewport={"width": 900, "height": 1400},
+            args=CHROMIUM_ARGS, viewport=viewport, **options,
         )
         try:
             yield context.pages[0] if context.pages else context.new_page()
         finally:
             context.close()
+
+
+@pytest.fixture
+def page(tmp_path):
+    with chromium_page(tmp_path, DESKTOP) as desktop:
+        yield desktop
+
+
+@pytest.fixture
+def phone(tmp_path):
+    """A page as a phone shows it: 390 x 844, touch, the mobile viewport rules."""
+    with chromium_page(tmp_path, PHONE, is_mobile=True, has_touch=True) as handheld:
+        yield handheld
 
 
 def wait_idle(page) -> None:
@@ -128,15 +147,17 @@ def click_until(page, button: str, expected, attempts: int = 3) -> None:
                 raise
 
 
-def save_screenshot(page, tmp_path: Path, name: str) -> Path:
-    """The whole page: the viewport is grown to the app's height (Streamlit scrolls inside)."""
-    height = page.evaluate(
-        "() => document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight"
-    )
-    page.set_viewport_size({"width": page.viewport_size["width"], "height": int(height) + 140})
+def save_screenshot(page, tmp_path: Path, name: str, whole_page: bool = True) -> Path:
+    """The whole page (the viewport is grown to the app's height: Streamlit scrolls inside),
+    or with ``whole_page=False`` just the screen as it is now."""
+    if whole_page:
+        height = page.evaluate(
+            "() => document.querySelector('[data-testid=\"stMainBlockContainer\"]').scrollHeight"
+        )
+        page.set_viewport_size({"width": page.viewport_size["width"], "height": int(height) + 140})
     wait_idle(page)
     path = tmp_path / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=whole_page)
     target = os.environ.get("SCREENSHOT_DIR")
     if target:
         Path(target).mkdir(parents=True, exist_ok=True)
@@ -157,8 +178,9 @@ def test_type_a_position_and_get_a_move_in_chromium(server, page, tmp_path):
     type_position(page, "k5 b5 o5 r5 | r9 r10 r11", "k6 k7 o1")
     click_until(page, "Find my best move", page.get_by_text("Play 2 tile(s) worth 13 points: black 6, black 7"))
     page.get_by_text("Steps", exact=True).wait_for(timeout=STEP_TIMEOUT_MS)
-    assert page.locator(".rk-played").count() >= 3  # two played tiles and the legend sample
-    assert page.locator(".rk-moved").count() >= 2  # the black 5 taken from the group, and the legend
+    assert page.locator(".rk-tile.rk-played").count() == 2  # the black 6 and 7
+    assert page.locator(".rk-tile.rk-moved").count() == 1  # the black 5 taken from the group
+    assert page.locator(".rk-key.rk-played").count() == page.locator(".rk-key.rk-moved").count() == 1  # the legend
     shot = save_screenshot(page, tmp_path, "play-move")
     assert shot.stat().st_size > 10_000
 
@@ -251,3 +273,151 @@ def test_score_a_round_and_see_the_sheet_in_chromium(server, page, tmp_path):
     page.get_by_text("Score sheet as text (CSV)").click()
     page.get_by_text("2,Cy went out,-5,-21,26,39,-58,19").wait_for(timeout=STEP_TIMEOUT_MS)
     save_screenshot(page, tmp_path, "score-sheet")
+
+
+# --- on a phone (390 x 844) ----------------------------------------------------------------------
+
+
+def line_boxes(locator) -> int:
+    """How many lines the element's text takes on screen."""
+    return locator.evaluate(
+        "el => { const r = document.createRange(); r.selectNodeContents(el); "
+        "return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; }"
+    )
+
+
+def in_first_screen(locator) -> bool:
+    """Wholly inside the first 390 x 844 screen (the page not scrolled)."""
+    box = locator.bounding_box()
+    return box is not None and box["x"] >= 0 and box["x"] + box["width"] <= PHONE["width"] \
+        and box["y"] >= 0 and box["y"] + box["height"] <= PHONE["height"]
+
+
+def sidebar_open(page) -> bool:
+    box = page.get_by_test_id("stSidebar").bounding_box()
+    return box is not None and box["width"] > 0 and box["x"] + box["width"] > 0
+
+
+def choose_language(page, name: str) -> None:
+    """Open the sidebar, pick the language, close the sidebar again."""
+    wait_idle(page)
+    page.get_by_test_id("stExpandSidebarButton").click()
+    page.get_by_test_id("stSidebar").get_by_role("combobox").first.click()
+    page.get_by_role("option", name=name, exact=True).click()
+    wait_idle(page)
+    page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
+    wait_idle(page)
+
+
+def test_phone_page_links_are_on_the_page_and_no_sidebar_stays_open(server, phone, tmp_path):
+    phone.goto(server, wait_until="networkidle")
+    phone.get_by_text("What should I play?").wait_for(timeout=STEP_TIMEOUT_MS)
+    header = phone.get_by_test_id("stHeader").bounding_box()
+    for name in ("Play", "Score", "Timer"):
+        link = phone.get_by_role("link", name=name)
+        assert in_first_screen(link), name
+        assert link.bounding_box()["y"] >= header["y"] + header["height"], f"{name} hides under the header"
+    assert not sidebar_open(phone)
+    save_screenshot(phone, tmp_path, "phone-play", whole_page=False)
+    phone.get_by_role("link", name="Score").click()
+    phone.get_by_text("Start a game to keep its score.").wait_for(timeout=STEP_TIMEOUT_MS)
+    assert not sidebar_open(phone)
+    assert urlparse(phone.evaluate("() => location.href")).path == "/score"
+
+
+def test_phone_answer_is_in_view_after_find_my_best_move(server, phone, tmp_path):
+    phone.goto(server, wait_until="networkidle")
+    type_position(phone, "k5 b5 o5 r5 | r9 r10 r11", "k6 k7 o1")
+    answer = phone.get_by_text("Play 2 tile(s) worth 13 points: black 6, black 7")
+    click_until(phone, "Find my best move", answer)
+    wait_idle(phone)
+    playwright_sync.expect(answer).to_be_in_viewport(ratio=1, timeout=10_000)
+    top = phone.get_by_role("heading", name="Your move").bounding_box()["y"]
+    assert 0 <= top < PHONE["height"] / 3, top  # the answer starts near the top of the screen
+    # The legend's keys are blank swatches, far smaller than a tile: never read as tiles.
+    keys = phone.locator(".rk-key")
+    assert keys.count() == 2 and all(text == "" for text in keys.all_inner_texts())
+    tile_height = phone.locator(".rk-tile").first.bounding_box()["height"]
+    assert all(key.bounding_box()["height"] < tile_height / 2 for key in keys.all())
+    save_screenshot(phone, tmp_path, "phone-play-move", whole_page=False)
+
+
+def test_phone_timer_clock_is_one_line_in_the_first_screen_and_keeps_the_language(server, phone, tmp_path):
+    from solver.i18n import tr
+
+    phone.goto(f"{server}/timer", wait_until="networkidle")
+    names = phone.get_by_label("Players in seat order (separated by commas)")
+    names.fill("Ann, Bob")
+    names.press("Enter")
+    clock = phone.locator(".rk-clock")
+    clock.wait_for(timeout=STEP_TIMEOUT_MS)
+    click_until(phone, "Start", phone.get_by_role("button", name="Pause", disabled=False))
+    phone.wait_for_timeout(1500)
+    assert clock.inner_text().startswith("0:5")
+    assert line_boxes(clock) == 1 and in_first_screen(clock)
+    for button in ("Start", "Pause", "Next player"):
+        assert in_first_screen(phone.get_by_role("button", name=button)), button
+    save_screenshot(phone, tmp_path, "phone-timer", whole_page=False)
+
+    choose_language(phone, "Українська")
+    phone.get_by_role("heading", name=tr("Turn timer", "uk"), exact=True).wait_for(timeout=STEP_TIMEOUT_MS)
+    playwright_sync.expect(phone.get_by_role("radio", name=tr("{seconds} s", "uk", seconds=60))).to_be_checked()
+    assert line_boxes(clock) == 1 and in_first_screen(clock)
+    assert "lang=uk" in phone.evaluate("() => location.href")
+    phone.reload(wait_until="networkidle")
+    phone.get_by_role("heading", name=tr("Turn timer", "uk"), exact=True).wait_for(timeout=STEP_TIMEOUT_MS)  # still Ukrainian
+
+
+# --- what a player types is text -----------------------------------------------------------------
+
+WORD_JOINER = "\u2060"
+IMAGE_NAME = "![p](http://127.0.0.1:9/t.png)"
+LINK_NAME = "[click](http://127.0.0.1:9/)"
+
+
+def test_markdown_in_names_and_notation_is_shown_as_text_and_fetches_nothing(server, phone, tmp_path):
+    asked = []
+    phone.on("request", lambda request: asked.append(request.url))
+    phone.goto(f"{server}/score", wait_until="networkidle")
+    phone.get_by_text("Start a game to keep its score.").wait_for(timeout=STEP_TIMEOUT_MS)
+    for i, name in enumerate([IMAGE_NAME, LINK_NAME, "Cy"]):
+        phone.get_by_label(f"Player {i + 1}").fill(name)
+    click_until(phone, "Start the game", phone.get_by_text("Round 1", exact=True))
+    wait_for_text(phone, f"{LINK_NAME} went out")  # the radio option
+    wait_for_text(phone, f"{LINK_NAME}’s rack")  # the heading of the rack
+    for seat, tiles in {1: "r7", 2: IMAGE_NAME}.items():  # typed notation that is Markdown too
+        field = phone.locator(f".st-key-score_player_{seat}").get_by_label("Tiles left (typed)")
+        field.fill(tiles)
+        field.press("Enter")
+        wait_idle(phone)
+    wait_idle(phone)
+    phone.get_by_role("button", name="Score the round").click()
+    wait_for_text(phone, f"A rack cannot be read: cannot read tile '{IMAGE_NAME[:20]}…'")  # long tokens are shortened
+    field.fill("k3")
+    field.press("Enter")
+    click_until(phone, "Score the round", phone.get_by_role("button", name="Save the round"))
+    click_until(phone, "Save the round", phone.get_by_text("Round saved."))
+    phone.get_by_test_id("stMetric").first.wait_for(timeout=STEP_TIMEOUT_MS)
+    assert IMAGE_NAME in phone.get_by_test_id("stMetric").first.inner_text().replace(WORD_JOINER, "")
+    assert_no_link_or_image_of_port_9(phone)
+    phone.get_by_role("link", name="Timer").click()
+    phone.locator(".rk-timer-player").wait_for(timeout=STEP_TIMEOUT_MS)
+    assert phone.locator(".rk-timer-player").inner_text() == IMAGE_NAME
+    wait_for_text(phone, f"in seat order: {IMAGE_NAME}, {LINK_NAME}, Cy")
+    assert_no_link_or_image_of_port_9(phone)
+    assert [url for url in asked if urlparse(url).port == 9] == []
+
+
+def wait_for_text(page, text: str) -> None:
+    """Wait until the page shows ``text`` (the invisible word joiners the app puts before
+    addresses in typed text left out)."""
+    page.wait_for_function(
+        "([text, joiner]) => document.body.innerText.replaceAll(joiner, '').includes(text)",
+        arg=[text, WORD_JOINER], timeout=STEP_TIMEOUT_MS,
+    )
+
+
+def assert_no_link_or_image_of_port_9(page) -> None:
+    wait_idle(page)
+    live = page.locator('a[href*="127.0.0.1:9/"], img[src*="127.0.0.1:9/"]')
+    assert live.count() == 0, live.evaluate_all("els => els.map(e => e.outerHTML)")

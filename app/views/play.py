@@ -1,4 +1,8 @@
-"""Play: read the table and the rack (photo or typed), let the player fix it, suggest a move."""
+"""Play: read the table and the rack (photo or typed), let the player fix it, suggest a move.
+
+The reading and its fixes are one :class:`app.editing.Reading`: a reading of other inputs
+starts afresh, pressing *Read the tiles* on the same inputs keeps the fixes.
+"""
 
 from __future__ import annotations
 
@@ -10,21 +14,19 @@ import streamlit as st
 import solver
 from app import components as ui
 from app import state
-from app.editing import Chip, Layout
+from app.editing import Chip, Layout, Reading, keeps_fixes, new_reading
 from app.photos import PhotoError, read_photo
 from app.rules_text import rules_summary
 from solver.explain import problem_text
 from solver.i18n import error_text, tile_label, tr
-from solver.rules import ImpossibleStateError, RuleSet
+from solver.rules import ImpossibleStateError, RuleSet, check_tile_limits
 from solver.state import Objective, Position
 from solver.suggestion import RACK, Action, Suggestion
-from solver.tiles import NotationError, parse_melds, parse_tiles
+from solver.tiles import NotationError, Tile, parse_melds, parse_tiles
 
-LAYOUT = "play_layout"
-PHOTOS = "play_photos"
-NOTES = "play_notes"
+READING = "play_reading"
 ANSWER = "play_answer"
-READ_FROM = "play_read_from"
+EDITOR = "play_edit"
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +41,6 @@ class Answer:
 
 lang = state.lang()
 rules = state.rules()
-ui.inject_css()
 st.title(tr("What should I play?", lang))
 st.caption(tr("Photograph or type the table and your rack, check the reading, then ask for the best move.", lang))
 
@@ -83,8 +84,9 @@ def says(kind: str, message: str, **params: object) -> str:
     return (table if kind == "table" else rack)[message]
 
 
-def read_inputs() -> None:
-    """Turn the photos and typed text into one layout to confirm; report what went wrong."""
+def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...]] | None:
+    """Turn the photos and typed text into one layout to confirm, with the annotated photos
+    and the reader's notes; report what went wrong (then ``None``)."""
     notes: list[str] = []
     photos: dict[str, bytes] = {}
     errors: list[str] = []
@@ -105,7 +107,7 @@ def read_inputs() -> None:
                 errors.append(says(kind, "no-tiles"))
                 continue
             photos[kind] = reading.annotated_png
-            notes.extend(reading.problems)
+            notes.extend(ui.plain(problem) for problem in reading.problems)
             if kind == "table":
                 melds = reading.rows
             else:
@@ -120,41 +122,66 @@ def read_inputs() -> None:
                 errors.append(says(kind, "notation", reason=ui.notation_error_text(err, lang)))
     if errors:
         for message in errors:
-            st.error(message)
-        return
+            st.error(ui.plain(message))
+        return None
     if not melds and not rack:
         st.info(tr("Type or photograph the table and your rack first.", lang))
-        return
-    state.put(LAYOUT, Layout(melds, rack))
-    state.put(PHOTOS, photos)
-    state.put(NOTES, tuple(notes))
-    state.put(READ_FROM, inputs)
+        return None
+    return Layout(melds, rack), tuple(photos.items()), tuple(notes)
+
+
+def editor_key(reading: Reading) -> str:
+    """The fix editor's widget keys for this reading as it is now (see :class:`Reading`)."""
+    return f"{EDITOR}_{reading.revision}"
+
+
+def replace_reading(new: Reading) -> None:
+    """Make ``new`` the reading: the last one's editor state and answer go with it."""
+    old: Reading | None = state.get(READING)
+    if old is not None:
+        state.forget(editor_key(old) + "_")
+    state.put(READING, new)
     state.drop(ANSWER)
 
 
-if st.button(tr("Read the tiles", lang), type="primary", key="play_read"):
-    read_inputs()
+def read_pressed() -> None:
+    current: Reading | None = state.get(READING)
+    if keeps_fixes(current, inputs):
+        st.info(tr(
+            "These photos and tiles were read already: your fixes are kept. "
+            "To go back to the reading as it came, use “Undo my fixes” below.", lang,
+        ))
+        return
+    read = read_inputs()
+    if read is None:
+        return
+    if current is not None and current.fixed:
+        st.info(tr("A new reading: the fixes made to the previous one do not apply to it.", lang))
+    replace_reading(new_reading(current, inputs, *read))
 
-layout: Layout | None = state.get(LAYOUT)
-if layout is None:
+
+if st.button(tr("Read the tiles", lang), type="primary", key="play_read", width="stretch"):
+    read_pressed()
+
+reading: Reading | None = state.get(READING)
+if reading is None:
     st.stop()
+layout = reading.layout
 
-if state.get(READ_FROM) != inputs:
+if reading.source != inputs:
     st.info(tr("The photos or typed tiles changed since they were read: press “Read the tiles” again to use them.", lang))
 
 # --- 2. the reading, and fixing it -------------------------------------------------------------
 
 st.divider()
 st.subheader(tr("Check the reading", lang))
-photos = state.get(PHOTOS, {})
-if photos:
-    cols = st.columns(len(photos))
-    for col, (kind, png) in zip(cols, photos.items()):
+if reading.photos:
+    cols = st.columns(len(reading.photos))
+    for col, (kind, png) in zip(cols, reading.photos):
         caption = tr("Table as read", lang) if kind == "table" else tr("Rack as read", lang)
         col.image(png, caption=caption, width="stretch")
-notes = state.get(NOTES, ())
-if notes:
-    st.warning("\n".join(f"- {note}" for note in notes))
+if reading.notes:
+    st.warning("\n".join(f"- {note}" for note in reading.notes))
 
 check = solver.check_table(layout.table_tiles, rules)
 rows = []
@@ -173,27 +200,43 @@ if doubts:
     with st.expander(tr("Tiles to check ({n})", lang, n=len(doubts)), expanded=len(doubts) <= 6):
         st.markdown("\n".join(f"- {ui.place_label(layout, p, lang)} — {ui.chip_note(layout.chip(p), lang)}" for p in doubts))
 
+
+def excess_tiles(layout: Layout, rules: RuleSet) -> tuple[Tile, ...]:
+    """Tiles of which the table and the rack together hold more copies than the game has
+    (three red 7s; three jokers in a two-joker game): the check a position makes."""
+    try:
+        check_tile_limits([t for meld in layout.table_tiles for t in meld] + list(layout.rack_tiles), rules)
+    except ImpossibleStateError as err:
+        return err.tiles
+    return ()
+
+
+excess = excess_tiles(layout, rules)
 table_ok = check.valid
 table_problems = [
     tr("Meld {n} is not valid: {reasons}", lang, n=m + 1,
        reasons="; ".join(problem_text(p, lang) for p in check.melds[m].problems))
     for m in check.invalid
 ]
-if check.over_limit:
+if excess:
     table_problems.append(
-        tr("More copies than the game has: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in check.over_limit))
+        tr("More copies than the game has: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in excess))
     )
 if table_problems:
     st.error("\n".join(f"- {line}" for line in table_problems))
 
 
 def set_layout(new: Layout) -> None:
-    state.put(LAYOUT, new)
-    state.drop(ANSWER)
+    replace_reading(reading.fixed_to(new))
 
 
-with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok):
-    ui.layout_editor("play_edit", layout, set_layout, lang)
+with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok or bool(excess)):
+    ui.layout_editor(editor_key(reading), layout, set_layout, lang)
+    if reading.fixed:
+        st.button(
+            tr("Undo my fixes", lang), key="play_undo_fixes", on_click=replace_reading, args=(reading.undone(),),
+            help=tr("Back to the tiles as they were read.", lang),
+        )
 
 # --- 3. settings and the answer -----------------------------------------------------------------
 
@@ -211,31 +254,43 @@ st.caption(rules_summary(rules, lang))
 question = (layout, initial_done, objective, rules)
 
 
-def find_move(rules: RuleSet) -> None:
+def find_move(rules: RuleSet) -> bool:
+    """Look for the best move; ``True`` when a new answer was stored, else an error is shown."""
     if not table_ok:
         st.error(tr("Fix the table first: every meld on it must be valid before a move can be found.", lang))
-        return
+        return False
     try:
         position = Position(layout.table_tiles, layout.rack_tiles, initial_done, rules)
     except ImpossibleStateError as err:
         tiles = ", ".join(tile_label(t, lang) for t in err.tiles)
         st.error(tr("Impossible tiles: more copies of {tiles} than the game has.", lang, tiles=tiles))
-        return
+        return False
     with st.spinner(tr("Looking for the best move…", lang)):
         try:
             suggestion = solver.solve(position, Objective(objective))
         except solver.InvalidTableError:
             st.error(tr("Fix the table first: every meld on it must be valid before a move can be found.", lang))
-            return
+            return False
         except Exception:  # noqa: BLE001 - never a traceback on screen; the log keeps it
             log.exception("solving failed")
             st.error(tr("The move search failed; nothing was lost. Try again, or check the tiles.", lang))
-            return
+            return False
     state.put(ANSWER, Answer(question, suggestion))
+    return True
 
 
-if st.button(tr("Find my best move", lang), type="primary", key="play_solve", disabled=not layout.rack):
-    find_move(rules)
+#: Brings the answer's top into view (a phone shows the button at the bottom of the screen,
+#: the answer would start below it). Drawn once, after the answer, on the run that found it;
+#: repeated for a moment, since the page can only scroll that far once the answer is laid out.
+SCROLL_TO_ANSWER = """<script>
+[0, 150, 400, 900].forEach((ms) => setTimeout(() => {
+  document.querySelector(".st-key-play_answer_box")?.scrollIntoView({block: "start"});
+}, ms));
+</script>"""
+
+solved_now = st.button(
+    tr("Find my best move", lang), type="primary", key="play_solve", disabled=not layout.rack, width="stretch",
+) and find_move(rules)
 if not layout.rack:
     st.caption(tr("Add your rack's tiles to get a move.", lang))
 
@@ -243,38 +298,46 @@ answer: Answer | None = state.get(ANSWER)
 if answer is None or answer.question != question:
     st.stop()
 
-suggestion = answer.suggestion
-st.subheader(tr("Your move", lang))
-st.caption(rules_summary(suggestion.position.rules, lang))  # the rules this move was found under
-if suggestion.action is Action.DRAW:
-    st.warning(tr("No legal move: draw a tile.", lang))
-    if not initial_done:
-        st.caption(tr(
-            "Your initial meld must be worth at least {points} points from your rack alone.", lang,
-            points=rules.initial_meld_threshold,
-        ))
-    st.stop()
 
-st.success(
-    tr("Play {count} tile(s) worth {points} points: {tiles}", lang, count=suggestion.tiles_placed,
-       points=suggestion.value_placed, tiles=", ".join(tile_label(t, lang) for t in suggestion.played))
-)
-new_rows = []
-highlights: set[str] = set()
-for n, new in enumerate(suggestion.new_table):
-    chips = []
-    for i, (tile, source) in enumerate(zip(new.meld.tiles, new.sources)):
-        style = ui.ChipStyle(
-            played=source == RACK,
-            moved=source != RACK and source != new.continues,
-            stands_for=new.meld.represented[i] if new.meld.joker_mask[i] else None,
-        )
-        chips.append(ui.chip_html(tile, lang, style))
-        highlights |= {k for k in ("played", "moved") if getattr(style, k)}
-    new_rows.append(ui.row_html(tr("Meld {n}", lang, n=n + 1), chips, dim=new.unchanged))
-ui.show_html("".join(new_rows))
-ui.legend(lang, sorted(highlights, key=["played", "moved"].index))
-st.markdown("**" + tr("Steps", lang) + "**")
-st.markdown("\n".join(f"{i}. {text}" for i, text in enumerate(solver.describe_steps(suggestion, lang), start=1)))
-if not suggestion.optimal:
-    st.caption(tr("The search stopped at its time limit: this move is legal but may not be the best.", lang))
+def show_answer(suggestion: Suggestion) -> None:
+    """The move: what to play, the new table with the tiles that move marked, the steps."""
+    st.subheader(tr("Your move", lang))
+    st.caption(rules_summary(suggestion.position.rules, lang))  # the rules this move was found under
+    if suggestion.action is Action.DRAW:
+        st.warning(tr("No legal move: draw a tile.", lang))
+        if not initial_done:
+            st.caption(tr(
+                "Your initial meld must be worth at least {points} points from your rack alone.", lang,
+                points=rules.initial_meld_threshold,
+            ))
+        return
+
+    st.success(
+        tr("Play {count} tile(s) worth {points} points: {tiles}", lang, count=suggestion.tiles_placed,
+           points=suggestion.value_placed, tiles=", ".join(tile_label(t, lang) for t in suggestion.played))
+    )
+    new_rows = []
+    highlights: set[str] = set()
+    for n, new in enumerate(suggestion.new_table):
+        chips = []
+        for i, (tile, source) in enumerate(zip(new.meld.tiles, new.sources)):
+            style = ui.ChipStyle(
+                played=source == RACK,
+                moved=source != RACK and source != new.continues,
+                stands_for=new.meld.represented[i] if new.meld.joker_mask[i] else None,
+            )
+            chips.append(ui.chip_html(tile, lang, style))
+            highlights |= {k for k in ("played", "moved") if getattr(style, k)}
+        new_rows.append(ui.row_html(tr("Meld {n}", lang, n=n + 1), chips, dim=new.unchanged))
+    ui.show_html("".join(new_rows))
+    ui.legend(lang, sorted(highlights, key=["played", "moved"].index))
+    st.markdown("**" + tr("Steps", lang) + "**")
+    st.markdown("\n".join(f"{i}. {text}" for i, text in enumerate(solver.describe_steps(suggestion, lang), start=1)))
+    if not suggestion.optimal:
+        st.caption(tr("The search stopped at its time limit: this move is legal but may not be the best.", lang))
+
+
+with st.container(key="play_answer_box"):
+    show_answer(answer.suggestion)
+    if solved_now:
+        st.html(SCROLL_TO_ANSWER, unsafe_allow_javascript=True)

@@ -42,14 +42,13 @@ class Preview:
 
 
 lang = state.lang()
-ui.inject_css()
 st.title(tr("Score sheet", lang))
 
 try:
     store = state.store()
     games = store.games()
 except StorageError as err:
-    st.error(tr("The score database cannot be opened: {reason}", lang, reason=error_text(err, lang)))
+    st.error(ui.plain(tr("The score database cannot be opened: {reason}", lang, reason=error_text(err, lang))))
     st.stop()
 if store.read_only is not None:  # e.g. a read-only data folder: the sheet is shown, saving fails
     st.warning(error_text(store.read_only, lang))
@@ -74,9 +73,9 @@ with st.expander(tr("New game", lang), expanded=not games):
             try:
                 game = store.create_game(players, state.rules())
             except ScoringError as err:
-                st.error(tr("Cannot start this game: {reason}", lang, reason=error_text(err, lang)))
+                st.error(ui.plain(tr("Cannot start this game: {reason}", lang, reason=error_text(err, lang))))
             except StorageError as err:
-                st.error(tr("The game could not be saved: {reason}", lang, reason=error_text(err, lang)))
+                st.error(ui.plain(tr("The game could not be saved: {reason}", lang, reason=error_text(err, lang))))
             else:
                 state.put(GAME_PICKER, game.id)
                 st.rerun()
@@ -102,7 +101,7 @@ try:
     saved = store.rounds(game.id)
     sheet = store.sheet(game.id)
 except (StorageError, NotFoundError) as err:
-    st.error(tr("This game cannot be read: {reason}", lang, reason=error_text(err, lang)))
+    st.error(ui.plain(tr("This game cannot be read: {reason}", lang, reason=error_text(err, lang))))
     st.stop()
 
 # --- a round ----------------------------------------------------------------------------------
@@ -120,15 +119,15 @@ if editing and f"{form}_end" not in st.session_state:  # load the round being ed
         st.session_state[f"{form}_could_meld_{i}"] = rack.could_have_melded
 
 ending = st.radio(
-    tr("How did the round end?", lang), [*game.players, POOL], key=f"{form}_end",
-    format_func=lambda v: tr("pool exhausted", lang) if v == POOL else tr("{player} went out", lang, player=v),
+    tr("How did the round end?", lang), [*game.players, POOL], key=state.keep(f"{form}_end"),
+    format_func=lambda v: tr("pool exhausted", lang) if v == POOL else ui.plain(tr("{player} went out", lang, player=v)),
 )
 
 for i, player in enumerate(game.players):
     if player == ending:
         continue
     with st.container(border=True, key=f"score_player_{i}"):
-        st.markdown(f"**{tr('{player}’s rack', lang, player=player)}**")
+        st.markdown("**" + ui.plain(tr("{player}’s rack", lang, player=player)) + "**")
         read = st.session_state.get(f"{form}_read_{i}_result")
         if read and st.session_state.pop(f"{form}_read_{i}_fresh", False):
             # A photo was just read: its tiles become the typed line (set before the widget exists).
@@ -140,7 +139,7 @@ for i, player in enumerate(game.players):
                 with st.spinner(tr("Reading the rack…", lang)):
                     reading = read_photo(photo, "rack", game.rules, lang)
             except PhotoError as err:
-                st.error(tr("The photo cannot be read: {reason}", lang, reason=error_text(err, lang)))
+                st.error(ui.plain(tr("The photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
             else:
                 chips = [c for row in reading.rows for c in row]
                 if not chips:
@@ -186,9 +185,9 @@ if c1.button(tr("Score the round", lang), type="primary", key=f"{form}_score"):
         outcome = PoolExhausted() if ending == POOL else WentOut(ending)
         result = score_round(racks, outcome, game.rules)
     except NotationError as err:
-        st.error(tr("A rack cannot be read: {reason}", lang, reason=ui.notation_error_text(err, lang)))
+        st.error(ui.plain(tr("A rack cannot be read: {reason}", lang, reason=ui.notation_error_text(err, lang))))
     except ScoringError as err:
-        st.error(tr("This round cannot be scored: {reason}", lang, reason=error_text(err, lang)))
+        st.error(ui.plain(tr("This round cannot be scored: {reason}", lang, reason=error_text(err, lang))))
     else:
         state.put(PREVIEW, Preview(game.id, racks, result, editing.id if editing else None))
 if editing and c2.button(tr("Cancel editing", lang), key=f"{form}_cancel"):
@@ -225,10 +224,11 @@ if preview is not None and preview.game_id == game.id and preview.replaces == (e
                 store.replace_round(preview.replaces, preview.racks, preview.result)
                 state.put(FLASH, tr("Round updated.", lang))
         except (StorageError, NotFoundError, ScoringError) as err:
-            st.error(tr("The round could not be saved (nothing was lost): {reason}", lang, reason=error_text(err, lang)))
+            st.error(ui.plain(tr(
+                "The round could not be saved (nothing was lost): {reason}", lang, reason=error_text(err, lang),
+            )))
         else:
-            for key in [k for k in st.session_state if str(k).startswith(form)]:
-                del st.session_state[key]
+            state.forget(form + "_")
             state.put(FORM_NONCE, state.get(FORM_NONCE, 0) + 1)
             state.drop(PREVIEW, EDITING)
             st.rerun()
@@ -256,7 +256,7 @@ totals = sheet.totals()
 cols = st.columns(len(game.players))
 leader = max(totals.values())
 for col, player in zip(cols, game.players):
-    col.metric(player + (WINNER if totals[player] == leader else ""), totals[player])
+    col.metric(ui.plain(player + (WINNER if totals[player] == leader else "")), totals[player])
 chart = pd.DataFrame(running, index=pd.Index([r.number for r in saved], name=round_col))
 st.line_chart(chart, x_label=round_col, y_label=tr("Total", lang))
 
@@ -284,7 +284,7 @@ if pending in [r.id for r in saved]:
         try:
             store.delete_round(pending)
         except (StorageError, NotFoundError) as err:
-            st.error(tr("The round could not be deleted: {reason}", lang, reason=error_text(err, lang)))
+            st.error(ui.plain(tr("The round could not be deleted: {reason}", lang, reason=error_text(err, lang))))
         else:
             state.put(FLASH, tr("Round {n} deleted.", lang, n=number))
         state.drop(CONFIRM_DELETE, EDITING, PREVIEW)

@@ -3,12 +3,14 @@
 The timer lives in ``st.session_state[TIMER]`` as one :class:`app.timer.TurnTimer` value; the
 buttons replace it (in callbacks, before the page is drawn) and only the countdown fragment
 reruns each second, reading the clock from the stored timestamps.
+
+The clock and its buttons come first (on a phone they fill the first screen); the settings
+they depend on are drawn below them, into the slots kept at the top.
 """
 
 from __future__ import annotations
 
 import base64
-import html
 import time
 from functools import cache
 
@@ -41,23 +43,10 @@ MODE = "timer_mode"
 #: The Score page's game picker (``GAME_PICKER`` in app/views/score.py): its players sit at the table.
 SCORE_GAME = "score_game"
 
-_CSS = """
-<style>
-.rk-timer{border-radius:1rem;padding:1rem;text-align:center;background:#f4f1e8;color:#1b1b1b}
-.rk-timer-player{font:600 2.2rem/1.2 system-ui,sans-serif}
-.rk-clock{font:800 9rem/1 system-ui,sans-serif;font-variant-numeric:tabular-nums}
-.rk-timer-paused .rk-clock{opacity:.45}
-.rk-timer-up{background:#d0182b;color:#fff;animation:rk-flash 1s step-start infinite}
-@keyframes rk-flash{50%{background:#fff;color:#d0182b}}
-</style>
-"""
-
 lang = state.lang()
 st.title(tr("Turn timer", lang))
-st.caption(tr(
-    "Most rulebooks allow one minute a turn. A player who has not finished in time puts the table "
-    "back as it was and draws 3 tiles.", lang,
-))
+clock_slot = st.container(key="timer_clock")
+buttons_slot = st.container(key="timer_buttons")
 
 
 def seated_players() -> tuple[str, ...]:
@@ -69,7 +58,9 @@ def seated_players() -> tuple[str, ...]:
         except (StorageError, NotFoundError):
             pass
         else:
-            st.caption(tr("Players of game {id}, in seat order: {players}", lang, id=game.id, players=", ".join(game.players)))
+            st.caption(ui.plain(tr(
+                "Players of game {id}, in seat order: {players}", lang, id=game.id, players=", ".join(game.players),
+            )))
             return game.players
     timer: TurnTimer | None = state.get(TIMER)
     if PLAYERS_TEXT not in st.session_state and timer is not None:  # back from another page
@@ -84,9 +75,17 @@ def length_label(seconds: int) -> str:
     return tr("Off", lang) if seconds == 0 else tr("{seconds} s", lang, seconds=seconds)
 
 
+def rule_caption() -> None:
+    st.caption(tr(
+        "Most rulebooks allow one minute a turn. A player who has not finished in time puts the table "
+        "back as it was and draws 3 tiles.", lang,
+    ))
+
+
 players = seated_players()
 if not players:
     st.info(tr("Type the players' names to use the timer.", lang))
+    rule_caption()
     st.stop()
 
 if MODE not in st.session_state:  # the last choice, also when coming back from another page
@@ -103,6 +102,8 @@ timer: TurnTimer | None = state.get(TIMER)
 if LENGTH not in st.session_state:  # the last setting, also when coming back from another page
     st.session_state[LENGTH] = int(timer.turn_seconds or 0) if timer is not None else 60
 seconds = st.radio(tr("Turn length", lang), TURN_LENGTHS, key=LENGTH, format_func=length_label, horizontal=True)
+beep = st.toggle(tr("Beep when time is up", lang), value=True, key=BEEP, disabled=not seconds)
+rule_caption()
 timer = configure(timer, players, seconds or None)
 state.put(TIMER, timer)
 
@@ -122,22 +123,24 @@ def countdown_html(timer: TurnTimer, left: float, up: bool) -> str:
     state_class = "rk-timer-up" if up else ("" if timer.running else "rk-timer-paused")
     return (
         f'<div class="rk-timer {state_class}">'
-        f'<div class="rk-timer-player">{html.escape(timer.player)}</div>'
+        f'<div class="rk-timer-player">{ui.html_text(timer.player)}</div>'
         f'<div class="rk-clock">{clock_text(left)}</div></div>'
     )
 
 
 if timer.turn_seconds is None:
-    ui.show_html(f'<div class="rk-timer"><div class="rk-timer-player">{html.escape(timer.player)}</div></div>')
-    st.info(tr("The timer is off: only whose turn it is is shown.", lang))
-    st.button(tr("Next player", lang), key="timer_next", type="primary", width="stretch", on_click=act, args=(next_turn,))
+    with clock_slot:
+        ui.show_html(f'<div class="rk-timer"><div class="rk-timer-player">{ui.html_text(timer.player)}</div></div>')
+        st.info(tr("The timer is off: only whose turn it is is shown.", lang))
+    buttons_slot.button(
+        tr("Next player", lang), key="timer_next", type="primary", width="stretch", on_click=act, args=(next_turn,),
+    )
     st.stop()
 
-c1, c2, c3 = st.columns(3)
-c1.button(tr("Start", lang), key="timer_start", width="stretch", disabled=timer.running, on_click=act, args=(start,))
-c2.button(tr("Pause", lang), key="timer_pause", width="stretch", disabled=not timer.running, on_click=act, args=(pause,))
-c3.button(tr("Next player", lang), key="timer_next", type="primary", width="stretch", on_click=act, args=(next_turn,))
-beep = st.toggle(tr("Beep when time is up", lang), value=True, key=BEEP)
+with buttons_slot.container(horizontal=True, gap="small"):  # one row, also on a phone
+    st.button(tr("Start", lang), key="timer_start", width="stretch", disabled=timer.running, on_click=act, args=(start,))
+    st.button(tr("Pause", lang), key="timer_pause", width="stretch", disabled=not timer.running, on_click=act, args=(pause,))
+    st.button(tr("Next player", lang), key="timer_next", type="primary", width="stretch", on_click=act, args=(next_turn,))
 
 
 @st.fragment(run_every=1 if timer.running else None)
@@ -146,7 +149,7 @@ def countdown() -> None:
     timer: TurnTimer = state.get(TIMER)
     now = time.monotonic()
     up = expired(timer, now)
-    ui.show_html(_CSS + countdown_html(timer, remaining(timer, now), up))
+    ui.show_html(countdown_html(timer, remaining(timer, now), up))
     if up:
         st.error(tr("Time is up: put the table back as it was and draw 3 tiles.", lang))
         show_turn_start(lang)
@@ -154,4 +157,5 @@ def countdown() -> None:
             ui.show_html(beep_html())
 
 
-countdown()
+with clock_slot:
+    countdown()
