@@ -249,3 +249,12 @@ def test_a_player_name_on_the_clock_is_text_not_html():
     at.text_input(key="timer_players_text").input("<b>Ann</b>, Bob").run()
     at.radio(key="timer_mode").set_value("clock").run()
     assert "&lt;b&gt;Ann&lt;/b&gt;" in all_markdown(at) and "<b>Ann</b>" not in all_markdown(at)
+
+
+def test_typed_notation_in_a_turn_error_is_text():
+    from tests.test_app_user_text import LINK, assert_inert
+
+    at = record_start(turn_page(), f"r4 {LINK}")
+    assert any(e.startswith(f"In the typed table at the start of the turn: cannot read tile '{LINK[:20]}…'")
+               for e in texts(at.error))
+    assert_inert(at)

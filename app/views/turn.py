@@ -55,16 +55,16 @@ def read_table(side: str, photo: bytes | None, text: str) -> TableReading | None
             with st.spinner(tr("Reading the photo…", lang)):
                 reading = from_photo(read_photo(photo, "table", rules, lang))
             if reading.tile_count == 0:
-                st.error(says(side, "no-tiles"))
+                st.error(ui.plain(says(side, "no-tiles")))
                 return None
             return reading
         if text.strip():
             return from_text(text)
     except PhotoError as err:
-        st.error(says(side, "unreadable", reason=error_text(err, lang)))
+        st.error(ui.plain(says(side, "unreadable", reason=error_text(err, lang))))
         return None
     except NotationError as err:
-        st.error(says(side, "notation", reason=ui.notation_error_text(err, lang)))
+        st.error(ui.plain(says(side, "notation", reason=ui.notation_error_text(err, lang))))
         return None
     st.info(says(side, "empty"))
     return None
@@ -121,16 +121,16 @@ if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
     try:
         rack = read_rack(rack_photo, rack_text)
     except PhotoError as err:
-        st.error(tr("The rack photo cannot be read: {reason}", lang, reason=error_text(err, lang)))
+        st.error(ui.plain(tr("The rack photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
         end = None
     except NotationError as err:
-        st.error(tr("In the typed rack: {reason}", lang, reason=ui.notation_error_text(err, lang)))
+        st.error(ui.plain(tr("In the typed rack: {reason}", lang, reason=ui.notation_error_text(err, lang))))
         end = None
     if end is not None:
         try:
             state.put(RESULT, (end, check_turn(start.melds, end.melds, rack, opened, rules)))
         except TurnCheckError as err:
-            st.error(tr("The turn cannot be checked: {reason}.", lang, reason=error_text(err, lang)))
+            st.error(ui.plain(tr("The turn cannot be checked: {reason}.", lang, reason=error_text(err, lang))))
 
 result: tuple[TableReading, TurnCheck] | None = state.get(RESULT)
 if result is None:
