@@ -1,7 +1,7 @@
 """Rummikub game core: tiles, rules, melds, the exact move solver and round scoring."""
 
 from .explain import describe_steps
-from .melds import Meld, MeldCheck, MeldKind, Problem, check_meld, is_valid_meld
+from .melds import Meld, MeldCheck, MeldKind, Problem, check_meld
 from .rules import PRESETS, STANDARD, ImpossibleStateError, PoolOutScoring, RuleSet
 from .model import SolverError, solve
 from .state import Objective, Position
@@ -38,7 +38,6 @@ __all__ = [
     "RuleSet",
     "Tile",
     "check_meld",
-    "is_valid_meld",
     "parse_melds",
     "parse_tile",
     "parse_tiles",

@@ -230,6 +230,3 @@ def _checked(tiles: tuple[Tile, ...], min_meld_size: int, distinct_colours: bool
         problems = [Problem.MIXED]
     return MeldCheck(tiles, (), tuple(dict.fromkeys(problems)))
 
-
-def is_valid_meld(tiles: Sequence[Tile], rules: RuleSet = STANDARD) -> bool:
-    return check_meld(tiles, rules).valid

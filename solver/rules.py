@@ -79,7 +79,6 @@ class RuleSet:
     min_meld_size: int = 3
     initial_meld_threshold: int = 30
     joker_penalty: int = 30
-    wrap_around: bool = False
     starting_tiles: int = 14
     jokers_in_initial_meld: bool = True
     group_colours_distinct: bool = True
@@ -120,8 +119,6 @@ class RuleSet:
                 "{players} players cannot each start with {count} joker(s) when the game has {jokers}",
                 players=self.players, count=self.starting_jokers, jokers=self.jokers,
             )
-        if self.wrap_around:
-            raise RulesError("runs that wrap from 13 to 1 are not supported")
 
     @property
     def total_tiles(self) -> int:

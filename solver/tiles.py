@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import enum
 import re
-from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Iterable
@@ -195,14 +194,6 @@ def format_tiles(tiles: Iterable[Tile], short: bool = False) -> str:
 
 def format_melds(melds: Iterable[Iterable[Tile]], short: bool = False) -> str:
     return " | ".join(format_tiles(m, short) for m in melds)
-
-
-def sorted_tiles(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
-    return tuple(sorted(tiles, key=lambda t: t.index))
-
-
-def tile_counts(tiles: Iterable[Tile]) -> Counter[Tile]:
-    return Counter(tiles)
 
 
 def kind_counts(tiles: Iterable[Tile]) -> list[int]:

@@ -11,7 +11,6 @@ def test_standard_game_defaults() -> None:
     assert (STANDARD.copies, STANDARD.jokers, STANDARD.min_meld_size) == (2, 2, 3)
     assert (STANDARD.initial_meld_threshold, STANDARD.joker_penalty, STANDARD.starting_tiles) == (30, 30, 14)
     assert STANDARD.total_tiles == 106
-    assert not STANDARD.wrap_around
 
 
 def test_presets_are_variants_of_one_value() -> None:
@@ -22,7 +21,7 @@ def test_presets_are_variants_of_one_value() -> None:
 
 
 @pytest.mark.parametrize("changes", [{"copies": 0}, {"jokers": -1}, {"initial_meld_threshold": -5},
-                                     {"min_meld_size": 1}, {"wrap_around": True}, {"starting_tiles": 0}])
+                                     {"min_meld_size": 1}, {"starting_tiles": 0}])
 def test_inconsistent_rule_sets_are_refused(changes: dict) -> None:
     with pytest.raises(RulesError):
         RuleSet(**changes)

@@ -186,10 +186,6 @@ class Reading:
         """Every tile read, in reading order (what a rack photo contributes)."""
         return tuple(t.tile for t in self.tiles)
 
-    @property
-    def needs_confirmation(self) -> bool:
-        return bool(self.problems)
-
     def messages(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
         return tuple(p.message(lang) for p in self.problems)
 
