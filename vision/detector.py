@@ -53,13 +53,22 @@ def load_detector(weights: str | Path | None = None) -> ModelFile:
 
 
 def _predict(model: ModelFile, images: list[np.ndarray], imgsz: int, conf: float) -> list[Detections]:
-    """Run the detector on each image (letterboxed to ``imgsz``); boxes in each image's pixels."""
-    out = []
-    for image in images:
-        blob, geometry = yolo_io.letterbox(image, imgsz, model.stride)
-        raw = model.session.run(None, {model.input_name: blob})[0]  # type: ignore[attr-defined]
-        out.append(yolo_io.decode(raw, geometry, conf, _NMS_IOU, _MAX_DET))
-    return out
+    """Run the detector on each image (letterboxed to ``imgsz``); boxes in each image's pixels.
+
+    Images whose network inputs come out the same shape (a tiled pass's windows) go through the
+    session as one batch.
+    """
+    inputs = [yolo_io.letterbox(image, imgsz, model.stride) for image in images]
+    by_shape: dict[tuple[int, ...], list[int]] = {}
+    for i, (blob, _) in enumerate(inputs):
+        by_shape.setdefault(blob.shape, []).append(i)
+    raw: list[np.ndarray | None] = [None] * len(images)
+    for members in by_shape.values():
+        batch = np.concatenate([inputs[i][0] for i in members])
+        outputs = model.session.run(None, {model.input_name: batch})[0]  # type: ignore[attr-defined]
+        for i, output in zip(members, outputs):
+            raw[i] = output
+    return [yolo_io.decode(out, geometry, conf, _NMS_IOU, _MAX_DET) for out, (_, geometry) in zip(raw, inputs)]
 
 
 def windows(width: int, height: int, size: int, overlap: int) -> list[tuple[int, int, int, int]]:
