@@ -127,6 +127,14 @@ def legend(lang: str, kinds: Sequence[str]) -> None:
     show_html(f'<div class="rk-row">{"".join(parts)}</div>')
 
 
+_MARKDOWN = str.maketrans({c: "\\" + c for c in "\\`*_{}[]()#+-.!|<>~$:"})
+
+
+def plain(text: str) -> str:
+    """``text`` escaped for Streamlit's Markdown (messages, labels), so that what a player typed shows as typed."""
+    return text.translate(_MARKDOWN)
+
+
 def notation_error_text(err: NotationError, lang: str) -> str:
     return tr("cannot read tile {token!r} ({reason})", lang, token=err.token, reason=tr(err.reason, lang))
 

@@ -75,5 +75,6 @@ pages = [
     st.Page("views/play.py", title=tr("Play", lang), icon=":material/casino:", default=True),
     st.Page("views/score.py", title=tr("Score", lang), icon=":material/scoreboard:"),
     st.Page("views/timer.py", title=tr("Timer", lang), icon=":material/timer:"),
+    st.Page("views/tiles.py", title=tr("My tiles", lang), icon=":material/grid_view:"),
 ]
 st.navigation(pages, position="top").run()

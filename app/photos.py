@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import streamlit as st
 
-from solver.i18n import TranslatableError
+from solver.i18n import TranslatableError, error_text, tr
 from solver.rules import RuleSet
 
 from .editing import Chip
@@ -34,6 +34,8 @@ class PhotoReading:
     annotated_png: bytes
     problems: tuple[str, ...]
     tile_count: int
+    #: Per tile of the reading, its crops and embedding (a chip's ``sample`` indexes this).
+    samples: tuple = ()
 
 
 #: Reading problems the pages already report in their own words (invalid melds and copy
@@ -87,7 +89,7 @@ def vision_available() -> bool:
         return False
 
 
-def _chip(read_tile: Any) -> Chip:
+def _chip(read_tile: Any, sample: tuple[str, int] | None = None) -> Chip:
     alternatives = tuple(getattr(a, "tile", a) for a in getattr(read_tile, "alternatives", ()) or ())
     return Chip(
         read_tile.tile,
@@ -95,6 +97,7 @@ def _chip(read_tile: Any) -> Chip:
         corrected=bool(getattr(read_tile, "corrected", False)),
         alternatives=tuple(a for a in alternatives if a is not None and a != read_tile.tile),
         confidence=getattr(read_tile, "confidence", None),
+        sample=sample,
     )
 
 
@@ -116,10 +119,11 @@ def _problem_text(problem: Any, lang: str) -> str | None:
 def _rows(reading: Any, kind: str) -> tuple[tuple[Chip, ...], ...]:
     """Chips per meld (table) or the rack as one row; a tile outside every meld is its own row."""
     tiles = tuple(reading.tiles)
+    kept = len(getattr(reading, "samples", ()) or ()) == len(tiles)
     melds = [tuple(m) for m in reading.melds]
     grouped = {i for m in melds for i in m}
     melds += [(i,) for i in range(len(tiles)) if i not in grouped]
-    rows = tuple(tuple(_chip(tiles[i]) for i in meld) for meld in melds if meld)
+    rows = tuple(tuple(_chip(tiles[i], (kind, i) if kept else None) for i in meld) for meld in melds if meld)
     if kind == "rack":
         return (tuple(c for row in rows for c in row),)
     return rows
@@ -147,14 +151,29 @@ def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> Phot
     except ImportError as err:
         log.warning("photo reading unavailable: %s", err)
         raise PhotoError("photo reading is not installed here (no tile models); type the tiles instead") from err
+    profile, profile_note = _active_profile(lang)
     try:
-        reading = vision.read(image, kind=kind, rules=rules)
+        reading = vision.read(image, kind=kind, rules=rules, **({"profile": profile} if profile is not None else {}))
         annotated = _png(vision.annotate(image, reading))
     except ImageError as err:
         raise PhotoError(err.message, **err.params) from err
     except Exception as err:  # noqa: BLE001 - never a traceback on screen; the log keeps it
         log.exception("reading a %s photo failed", kind)
         raise PhotoError("the photo could not be read; try another photo or type the tiles") from err
-    problems = tuple(t for t in (_problem_text(p, lang) for p in reading.problems or ()) if t)
+    problems = tuple(t for t in (profile_note, *(_problem_text(p, lang) for p in reading.problems or ())) if t)
     rows = _rows(reading, kind)
-    return PhotoReading(rows, annotated, problems, sum(len(r) for r in rows))
+    return PhotoReading(rows, annotated, problems, sum(len(r) for r in rows), tuple(getattr(reading, "samples", ()) or ()))
+
+
+def _active_profile(lang: str) -> tuple[Any, str | None]:
+    """The session's tile profile (None: the reader alone) and, when it cannot be used, why."""
+    from vision.model_files import ModelFileError
+
+    from .profile_store import ProfileError
+    from .tile_profiles import active_name, active_profile
+
+    try:
+        return active_profile(), None
+    except (ProfileError, ModelFileError) as err:
+        log.warning("tile profile %r not used: %s", active_name(), err)
+        return None, tr("The tile profile {name!r} was not used: {reason}", lang, name=active_name(), reason=error_text(err, lang))

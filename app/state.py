@@ -48,6 +48,8 @@ PERSISTENT_WIDGETS = (
     "play_initial_meld_done",
     "play_objective",
     "score_game",
+    "tiles_active_profile",  # app.tile_profiles.ACTIVE: the tile profile every photo is read with
+    "play_teach_profile",  # app.tile_profiles.TEACH
 )
 
 LANGUAGE_NAMES = {"en": "English", "uk": "Українська", "ru": "Русский", "ro": "Română"}

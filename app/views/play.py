@@ -9,7 +9,7 @@ import streamlit as st
 
 import solver
 from app import components as ui
-from app import state
+from app import state, tile_profiles
 from app.editing import Chip, Layout
 from app.photos import PhotoError, read_photo
 from app.rules_text import rules_summary
@@ -25,6 +25,9 @@ PHOTOS = "play_photos"
 NOTES = "play_notes"
 ANSWER = "play_answer"
 READ_FROM = "play_read_from"
+#: Per photo kind, the crops and embeddings of its tiles (a chip's ``sample`` points here).
+SAMPLES = "play_samples"
+TAUGHT = "play_taught"
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +90,7 @@ def read_inputs() -> None:
     """Turn the photos and typed text into one layout to confirm; report what went wrong."""
     notes: list[str] = []
     photos: dict[str, bytes] = {}
+    samples: dict[str, tuple] = {}
     errors: list[str] = []
     melds: tuple = ()
     rack: tuple = ()
@@ -105,6 +109,7 @@ def read_inputs() -> None:
                 errors.append(says(kind, "no-tiles"))
                 continue
             photos[kind] = reading.annotated_png
+            samples[kind] = reading.samples
             notes.extend(reading.problems)
             if kind == "table":
                 melds = reading.rows
@@ -127,6 +132,7 @@ def read_inputs() -> None:
         return
     state.put(LAYOUT, Layout(melds, rack))
     state.put(PHOTOS, photos)
+    state.put(SAMPLES, samples)
     state.put(NOTES, tuple(notes))
     state.put(READ_FROM, inputs)
     state.drop(ANSWER)
@@ -188,11 +194,34 @@ if table_problems:
 
 
 def set_layout(new: Layout) -> None:
+    if state.get(tile_profiles.TEACH) and tile_profiles.active_name():
+        teach(tile_profiles.corrections(layout, new))
     state.put(LAYOUT, new)
     state.drop(ANSWER)
 
 
+def teach(changed) -> None:
+    """Add the photo tiles the player just changed to the active tile profile (the opt-in switch)."""
+    try:
+        stored = tile_profiles.teach(state.get(SAMPLES, {}), changed)
+    except Exception as err:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
+        log.warning("teaching the tile profile failed: %s", err)
+        state.put(TAUGHT, ("error", tr("The tile profile could not learn this tile: {reason}", lang, reason=error_text(err, lang))))
+        return
+    if stored is not None:
+        state.put(TAUGHT, ("success", tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name)))
+
+
 with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok):
+    if tile_profiles.active_name():
+        st.toggle(
+            ui.plain(tr("Teach the tile profile {name!r} each tile I change", lang, name=tile_profiles.active_name())),
+            key=tile_profiles.TEACH,
+        )
+    taught = state.get(TAUGHT)
+    if taught:
+        (st.success if taught[0] == "success" else st.warning)(ui.plain(taught[1]))
+        state.drop(TAUGHT)
     ui.layout_editor("play_edit", layout, set_layout, lang)
 
 # --- 3. settings and the answer -----------------------------------------------------------------
