@@ -63,6 +63,8 @@ FORWARDERS = (
     Forwarder("NotFoundError", 0, "message"),
     Forwarder("CodecError", 0, "message"),
     Forwarder("ModelFileError", 0, "message"),
+    Forwarder("CalibrationError", 0, "message"),
+    Forwarder("ProfileError", 0, "message"),
 )
 
 
