@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -165,8 +166,8 @@ def collect_samples(
     image: np.ndarray,
     layout: CalibrationLayout,
     *,
-    detector_weights=None,
-    reader_weights=None,
+    detector_weights: str | Path | None = None,
+    reader_weights: str | Path | None = None,
     progress: Progress | None = None,
 ) -> tuple[TileSample, ...]:
     """Find the tiles of a calibration photo, pair them with ``layout``, keep each one's crops.
