@@ -69,12 +69,11 @@ def teach(samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[t
     """Add each changed photo tile, labelled as the player set it, to the active profile."""
     from vision.reader import load_reader, reader_fingerprint
 
-    taught = [
-        TileSample(tile, sample.crops, sample.embedding, sample.box)
-        for (kind, index), tile in changed
-        for sample in [_sample(samples, kind, index)]
-        if sample is not None
-    ]
+    taught = []
+    for (kind, index), tile in changed:
+        sample = _sample(samples, kind, index)
+        if sample is not None:
+            taught.append(TileSample(tile, sample.crops, sample.embedding, sample.box))
     if not taught or not active_name():
         return None
     return store().save(active_name(), taught, reader_fingerprint(load_reader()), origin=CORRECTION)

@@ -15,7 +15,6 @@ import streamlit as st
 from app import components as ui
 from app import state
 from app import tile_profiles
-from app.components import PHOTO_TYPES
 from app.profile_store import ProfileError, safe_name
 from solver.i18n import error_text, tile_label, tr
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, CalibrationLayout, parse_layout
@@ -118,7 +117,7 @@ else:
 layout_picture(layout)
 name = st.text_input(tr("Profile name", lang), key="tiles_name", max_chars=40, placeholder=tr("My set", lang))
 uploads = st.file_uploader(
-    tr("Photos of the layout (one or more)", lang), type=PHOTO_TYPES, accept_multiple_files=True, key="tiles_photos",
+    tr("Photos of the layout (one or more)", lang), type=ui.PHOTO_TYPES, accept_multiple_files=True, key="tiles_photos",
 )
 
 STAGES = {
