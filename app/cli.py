@@ -11,11 +11,13 @@ Commands::
 
     rummikub solve --table "r4 r5 r6 | k5 b5 o5" --rack "r7 j k13" [--first-turn]
                    [--objective tiles|value] [--json] [--lang en] [rule options]
-    rummikub solve --table-photo T.jpg --rack-photo R.jpg ...   (a photo instead of --table / --rack;
+    rummikub solve --table-photo T.jpg --rack-photo R.jpg [--tiles NAME] ...   (a photo instead of --table / --rack;
                    --max-photo-mb MB: the largest photo file read, default the app's 25 MB)
     rummikub check --table "r4 r5 r6 | k5 j" [--json] [--lang en] [rule options]
-    rummikub read PHOTO [--kind table|rack] [--annotated OUT.jpg] [--max-photo-mb MB] [--json] [--lang en]
-                  [rule options]
+    rummikub read PHOTO [--kind table|rack] [--annotated OUT.jpg] [--max-photo-mb MB] [--tiles NAME] [--json]
+                  [--lang en] [rule options]
+    rummikub calibrate PHOTO [PHOTO ...] --name NAME [--layout NOTATION]   (a tile profile: app/cli_profiles.py)
+    rummikub tiles list | rummikub tiles delete NAME
     rummikub score --players Ann Bob Cid (--out Ann | --pool-exhausted)
                    --rack Bob="r5 k3" --rack Cid="j" [--not-melded Cid] [--json] [--lang en]
                    [rule options]
@@ -121,6 +123,7 @@ from solver.suggestion import RACK, Action, NewMeld, Suggestion
 from solver.table import InvalidTableError, TableCheck, check_table
 from solver.tiles import NotationError, Tile, parse_melds, parse_tiles
 
+from . import cli_profiles
 from .rules_text import pool_label, preset_label, rules_summary, unmelded_label
 
 EXIT_OK = 0
@@ -150,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(commands, common)
     _add_score(commands, common)
     _add_read(commands, common)
+    cli_profiles.add_commands(commands, common)
     _add_app(commands, common)
     return parser
 
@@ -339,7 +343,10 @@ def rules_from(args: argparse.Namespace) -> RuleSet:
 
 # --- main --------------------------------------------------------------------------------
 
-INPUT_ERRORS = (NotationError, ImpossibleStateError, InvalidTableError, RulesError, ScoringError, CliInputError)
+INPUT_ERRORS = (
+    NotationError, ImpossibleStateError, InvalidTableError, RulesError, ScoringError, CliInputError,
+    cli_profiles.ProfileError, cli_profiles.CalibrationError,
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -703,6 +710,7 @@ def _add_read(commands: argparse._SubParsersAction, common: argparse.ArgumentPar
     )
     cmd.add_argument("--annotated", metavar="OUT.jpg", help=tr("also write the photo with each tile's box and name"))
     _add_photo_size_option(cmd)
+    cli_profiles.add_tiles_option(cmd)
     _add_rule_options(cmd)
     cmd.set_defaults(handler=_run_read)
 
@@ -712,6 +720,7 @@ def _add_photo_options(cmd: argparse.ArgumentParser) -> None:
     cmd.add_argument("--table-photo", metavar="PHOTO", help=tr("read the table from a photo instead of --table"))
     cmd.add_argument("--rack-photo", metavar="PHOTO", help=tr("read your rack from a photo instead of --rack"))
     _add_photo_size_option(cmd)
+    cli_profiles.add_tiles_option(cmd)
 
 
 def _add_photo_size_option(cmd: argparse.ArgumentParser) -> None:
@@ -746,8 +755,9 @@ def _library_output_to_stderr() -> Iterator[None]:
             os.close(saved)
 
 
-def _read_photo(path: str, kind: str, rules: RuleSet, args: argparse.Namespace):
-    """The photo at ``path`` and its reading; bad photos and missing models become one clear message."""
+def _read_photo(path: str, kind: str, rules: RuleSet, args: argparse.Namespace, profile=None):
+    """The photo at ``path`` and its reading (adapted by a tile ``profile``); bad photos and
+    missing models become one clear message."""
     with _library_output_to_stderr():
         import vision
         from vision.images import MAX_PHOTO_MB, FileTooLargeError, ImageError, load_image
@@ -762,9 +772,19 @@ def _read_photo(path: str, kind: str, rules: RuleSet, args: argparse.Namespace):
                 reason += " " + tr("(--max-photo-mb raises the limit)", args.lang)
             raise CliInputError(tr("cannot read the photo {path}: {reason}", args.lang, path=path, reason=reason)) from err
         try:
-            return image, vision.read(image, kind=kind, rules=rules)
+            return image, vision.read(image, kind=kind, rules=rules, profile=profile)
         except ModelFileError as err:
             raise CliInputError(tr("photo reading is not available: {reason}", args.lang, reason=error_text(err, args.lang))) from err
+
+
+def _profile(args: argparse.Namespace):
+    """The tile profile ``--tiles`` names (None without it); missing models become one clear message."""
+    from vision.model_files import ModelFileError
+
+    try:
+        return cli_profiles.profile_from(args)
+    except ModelFileError as err:
+        raise CliInputError(tr("photo reading is not available: {reason}", args.lang, reason=error_text(err, args.lang))) from err
 
 
 def _reading_text(reading, lang: str) -> str:
@@ -784,7 +804,7 @@ def _reading_text(reading, lang: str) -> str:
 
 
 def _run_read(args: argparse.Namespace) -> int:
-    image, reading = _read_photo(args.photo, args.kind, rules_from(args), args)
+    image, reading = _read_photo(args.photo, args.kind, rules_from(args), args, _profile(args))
     if not reading.tiles:
         raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.photo))
     if args.annotated:
@@ -813,14 +833,17 @@ def _photo_position(args: argparse.Namespace, rules: RuleSet) -> tuple[Position,
         raise CliInputError(tr("give your rack as --rack or --rack-photo, not both", args.lang))
     if not args.rack_photo and args.rack is None:
         raise CliInputError(tr("the following arguments are required: --rack (or --rack-photo)", args.lang))
+    if args.tiles is not None and not (args.table_photo or args.rack_photo):
+        raise CliInputError(tr("--tiles applies to photos: give --table-photo or --rack-photo", args.lang))
+    profile = _profile(args)
     readings: dict[str, object] = {}
     table = parse_melds(args.table)
     if args.table_photo:
-        _, reading = _read_photo(args.table_photo, "table", rules, args)
+        _, reading = _read_photo(args.table_photo, "table", rules, args, profile)
         readings["table"] = reading
         table = reading.table_melds()
     if args.rack_photo:
-        _, reading = _read_photo(args.rack_photo, "rack", rules, args)
+        _, reading = _read_photo(args.rack_photo, "rack", rules, args, profile)
         if not reading.tiles:
             raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.rack_photo))
         readings["rack"] = reading

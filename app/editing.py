@@ -36,10 +36,12 @@ class Chip:
     alternatives: tuple[Tile, ...] = ()
     edited: bool = False
     confidence: float | None = None
+    #: Which photo tile this is, ``(photo kind, index in its reading)``; None when typed.
+    sample: tuple[str, int] | None = None
 
     def fixed_to(self, tile: Tile) -> "Chip":
-        """The chip after the player set it: certain now, marked as edited."""
-        return Chip(tile, edited=True, alternatives=self.alternatives)
+        """The chip after the player set it: certain now, marked as edited (still the same photo tile)."""
+        return Chip(tile, edited=True, alternatives=self.alternatives, sample=self.sample)
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,7 @@ pages = [
     st.Page("views/score.py", title=tr("Score", lang), icon=":material/scoreboard:"),
     st.Page("views/timer.py", title=tr("Timer", lang), icon=":material/timer:"),
     st.Page("views/turn.py", title=tr("Check a turn", lang), icon=":material/rule:"),
+    st.Page("views/tiles.py", title=tr("My tiles", lang), icon=":material/grid_view:"),
 ]
 navigation = st.navigation(pages, position="hidden")
 ui.inject_css()

@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import streamlit as st
 
-from solver.i18n import TranslatableError
+from solver.i18n import TranslatableError, error_text, tr
 from solver.rules import RuleSet
 
 from .editing import Chip
@@ -42,6 +42,8 @@ class PhotoReading:
     problems: tuple[str, ...]
     tile_count: int
     boxes: tuple[tuple[Box, ...], ...] = ()
+    #: Per tile of the reading, its crops and embedding (a chip's ``sample`` indexes this).
+    samples: tuple = ()
 
 
 #: Reading problems the pages already report in their own words (invalid melds and copy
@@ -95,7 +97,7 @@ def vision_available() -> bool:
         return False
 
 
-def _chip(read_tile: Any) -> Chip:
+def _chip(read_tile: Any, sample: tuple[str, int] | None = None) -> Chip:
     alternatives = tuple(getattr(a, "tile", a) for a in getattr(read_tile, "alternatives", ()) or ())
     return Chip(
         read_tile.tile,
@@ -103,6 +105,7 @@ def _chip(read_tile: Any) -> Chip:
         corrected=bool(getattr(read_tile, "corrected", False)),
         alternatives=tuple(a for a in alternatives if a is not None and a != read_tile.tile),
         confidence=getattr(read_tile, "confidence", None),
+        sample=sample,
     )
 
 
@@ -154,17 +157,34 @@ def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> Phot
     except ImportError as err:
         log.warning("photo reading unavailable: %s", err)
         raise PhotoError("photo reading is not installed here (no tile models); type the tiles instead") from err
+    profile, profile_note = _active_profile(lang)
     try:
-        reading = vision.read(image, kind=kind, rules=rules)
+        reading = vision.read(image, kind=kind, rules=rules, **({"profile": profile} if profile is not None else {}))
         annotated = _png(vision.annotate(image, reading))
     except ImageError as err:
         raise PhotoError(err.message, **err.params) from err
     except Exception as err:  # noqa: BLE001 - never a traceback on screen; the log keeps it
         log.exception("reading a %s photo failed", kind)
         raise PhotoError("the photo could not be read; try another photo or type the tiles") from err
-    problems = tuple(t for t in (_problem_text(p, lang) for p in reading.problems or ()) if t)
+    problems = tuple(t for t in (profile_note, *(_problem_text(p, lang) for p in reading.problems or ())) if t)
     tiles = tuple(reading.tiles)
+    samples = tuple(getattr(reading, "samples", ()) or ())
+    kept = len(samples) == len(tiles)
     positions = _row_positions(reading, kind)
-    rows = tuple(tuple(_chip(tiles[i]) for i in row) for row in positions)
+    rows = tuple(tuple(_chip(tiles[i], (kind, i) if kept else None) for i in row) for row in positions)
     boxes = tuple(tuple(tuple(float(v) for v in tiles[i].box) for i in row) for row in positions)
-    return PhotoReading(rows, annotated, problems, sum(len(r) for r in rows), boxes)  # type: ignore[arg-type]
+    return PhotoReading(rows, annotated, problems, sum(len(r) for r in rows), boxes, samples)  # type: ignore[arg-type]
+
+
+def _active_profile(lang: str) -> tuple[Any, str | None]:
+    """The session's tile profile (None: the reader alone) and, when it cannot be used, why."""
+    from vision.model_files import ModelFileError
+
+    from .profile_store import ProfileError
+    from .tile_profiles import active_name, active_profile
+
+    try:
+        return active_profile(), None
+    except (ProfileError, ModelFileError) as err:
+        log.warning("tile profile %r not used: %s", active_name(), err)
+        return None, tr("The tile profile {name!r} was not used: {reason}", lang, name=active_name(), reason=error_text(err, lang))

@@ -52,6 +52,8 @@ PERSISTENT_WIDGETS = (
     "score_game",
     "score_pick_round",
     "timer_length",
+    "tiles_active_profile",  # app.tile_profiles.ACTIVE: the tile profile every photo is read with
+    "play_teach_profile",  # app.tile_profiles.TEACH
 )
 #: Where the session keeps the keys of widgets registered with :func:`keep` (keys made per
 #: form or per reading, which :data:`PERSISTENT_WIDGETS` cannot list).

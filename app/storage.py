@@ -97,10 +97,14 @@ class SavedRound:
     result: RoundResult
 
 
+def data_dir() -> Path:
+    """``$RUMMIKUB_DATA_DIR``, or the per-user data directory: where the app keeps its files."""
+    return Path(os.environ.get(DATA_DIR_ENV) or platformdirs.user_data_dir(APP_NAME))
+
+
 def default_database_path() -> Path:
     """``$RUMMIKUB_DATA_DIR/scores.sqlite3``, or the same name in the per-user data dir."""
-    base = os.environ.get(DATA_DIR_ENV) or platformdirs.user_data_dir(APP_NAME)
-    return Path(base) / DATABASE_NAME
+    return data_dir() / DATABASE_NAME
 
 
 def _cannot_write(err: StorageError) -> bool:

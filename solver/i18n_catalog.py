@@ -67,6 +67,8 @@ FORWARDERS = (
     Forwarder("ClockError", 0, "message"),
     Forwarder("TurnCheckError", 0, "message"),
     Forwarder("CertificateError", 0, "message"),
+    Forwarder("CalibrationError", 0, "message"),
+    Forwarder("ProfileError", 0, "message"),
 )
 
 

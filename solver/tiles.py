@@ -196,6 +196,11 @@ def format_melds(melds: Iterable[Iterable[Tile]], short: bool = False) -> str:
     return " | ".join(format_tiles(m, short) for m in melds)
 
 
+def sorted_tiles(tiles: Iterable[Tile]) -> tuple[Tile, ...]:
+    """The tiles in tile-index order (a canonical order for comparing multisets of tiles)."""
+    return tuple(sorted(tiles, key=lambda t: t.index))
+
+
 def kind_counts(tiles: Iterable[Tile]) -> list[int]:
     """How many of each tile kind, as a list indexed by :attr:`Tile.index`: the solver counts
     whole tables every solve, and a list skips hashing each tile as a Counter does."""

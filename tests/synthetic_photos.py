@@ -27,6 +27,27 @@ def table_photo_png(seed: int = TABLE_SEED) -> bytes:
     return png_bytes(table_scene(seed).image)
 
 
+def rows_photo(rows: list[list[str]], seed: int = 5, tile_height: int = 130, row_pitch: int = 260) -> np.ndarray:
+    """Tiles laid upright in rows (one meld per row) on a plain wooden-looking table, 1280 x 960."""
+    from datasets.synth.tiles import render_tile
+    from solver.tiles import parse_tile
+
+    rng = np.random.default_rng(seed)
+    canvas = np.clip(rng.normal((60, 100, 150), 8, (960, 1280, 3)), 0, 255).astype(np.uint8)
+    y = 120
+    for row in rows:
+        x = 160
+        for name in row:
+            face = render_tile(parse_tile(name), rng, tile_height)
+            h, w = face.shape[:2]
+            alpha = face[..., 3:] / 255.0
+            region = canvas[y : y + h, x : x + w]
+            canvas[y : y + h, x : x + w] = (region * (1 - alpha) + face[..., :3] * alpha).astype(np.uint8)
+            x += w + 3
+        y += row_pitch
+    return canvas
+
+
 def tiles_absent_from(scene: Scene, count: int) -> tuple[Tile, ...]:
     """Rack tiles that cannot clash with the photo's tiles over the copy limits."""
     present = Counter(p.tile for p in scene.tiles)

@@ -47,7 +47,7 @@ def test_an_unknown_language_in_the_url_falls_back_and_is_corrected():
 def test_the_page_links_keep_the_language():
     at = opened_at({"lang": "ru"})
     links = at.get("page_link")
-    pages = [tr("Play", "ru"), tr("Score", "ru"), tr("Timer", "ru"), tr("Check a turn", "ru")]
+    pages = [tr("Play", "ru"), tr("Score", "ru"), tr("Timer", "ru"), tr("Check a turn", "ru"), tr("My tiles", "ru")]
     assert [link.proto.label for link in links] == pages
     assert [link.proto.query_string for link in links] == ["lang=ru"] * len(pages)
 

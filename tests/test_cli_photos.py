@@ -11,7 +11,8 @@ import pytest
 
 import vision
 from solver.tiles import parse_tile
-from tests.test_pipeline import _clean_photo, _write, needs_models
+from tests.synthetic_photos import rows_photo
+from tests.test_pipeline import _write, needs_models
 from vision.images import MAX_PHOTO_MB
 from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile
 
@@ -36,7 +37,7 @@ def _small_photo(tmp_path: Path, name: str = "photo.png") -> str:
 def test_solve_from_a_photo_whose_reading_has_problems(capfd, tmp_path):
     """A table photo with an invalid meld (and, as read by the shipped models, doubtful tiles):
     every problem of the reading is reported, then the invalid table is refused, never a traceback."""
-    photo = _write(tmp_path, "table.png", _clean_photo([["r4", "r5", "k9"], ["k5", "b5", "o5"]]))
+    photo = _write(tmp_path, "table.png", rows_photo([["r4", "r5", "k9"], ["k5", "b5", "o5"]]))
     code, out, err = _cli(capfd, "read", photo, "--json")
     assert code == 0, err
     problems = json.loads(out)["problems"]
@@ -63,7 +64,7 @@ def _doubtful_reading() -> Reading:
 def test_solve_reports_doubtful_tiles_and_still_answers(capfd, tmp_path, monkeypatch):
     """The CLI's rendering of reading problems (the crash of issue 12, item 1), on a real photo
     file and a reading of real types."""
-    monkeypatch.setattr(vision, "read", lambda image, kind, rules: _doubtful_reading())
+    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None: _doubtful_reading())
     photo = _small_photo(tmp_path)
     code, out, err = _cli(capfd, "solve", "--table-photo", photo, "--rack", "r7 k1", "--json")
     assert code == 0, err
@@ -79,7 +80,7 @@ def test_solve_reports_doubtful_tiles_and_still_answers(capfd, tmp_path, monkeyp
 
 
 def test_what_a_library_prints_while_reading_goes_to_stderr(capfd, tmp_path, monkeypatch):
-    def chatty_read(image, kind, rules):
+    def chatty_read(image, kind, rules, profile=None):
         print("Creating new Ultralytics Settings v0.0.6 file ✅")  # through sys.stdout
         os.write(1, b"WARNING: settings folder not writeable\n")  # straight to descriptor 1
         return _doubtful_reading()
@@ -107,7 +108,7 @@ def test_a_device_is_refused_not_read_until_memory_runs_out(capfd, command):
 
 
 def test_the_size_limit_is_the_apps_and_a_flag_raises_it(capfd, tmp_path, monkeypatch):
-    monkeypatch.setattr(vision, "read", lambda image, kind, rules: _doubtful_reading())
+    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None: _doubtful_reading())
     big = tmp_path / "big.png"
     with big.open("wb") as handle:  # a real PNG followed by padding up to just over 25 MB
         handle.write(Path(_small_photo(tmp_path)).read_bytes())

@@ -13,7 +13,7 @@ from vision.images import ImageError
 from vision.pipeline import annotate, read, tile_colour
 from vision.reading import Reading, ReadingKind, ReadTile
 
-from tests.synthetic_photos import vision_missing
+from tests.synthetic_photos import rows_photo, vision_missing
 
 # --- without models --------------------------------------------------------------------------
 
@@ -106,26 +106,6 @@ def test_a_photo_without_tiles_reads_as_nothing():
 # --- the command line: rummikub read, rummikub solve --table-photo/--rack-photo ------------------
 
 
-def _clean_photo(rows: list[list[str]], seed: int = 5) -> np.ndarray:
-    """Tiles laid upright in rows (one meld per row) on a plain wooden-looking table."""
-    from datasets.synth.tiles import render_tile
-
-    rng = np.random.default_rng(seed)
-    canvas = np.clip(rng.normal((60, 100, 150), 8, (960, 1280, 3)), 0, 255).astype(np.uint8)
-    y = 120
-    for row in rows:
-        x = 160
-        for name in row:
-            face = render_tile(parse_tile(name), rng, 130)
-            h, w = face.shape[:2]
-            alpha = face[..., 3:] / 255.0
-            region = canvas[y : y + h, x : x + w]
-            canvas[y : y + h, x : x + w] = (region * (1 - alpha) + face[..., :3] * alpha).astype(np.uint8)
-            x += w + 3
-        y += 260
-    return canvas
-
-
 def _write(tmp_path, name: str, image: np.ndarray) -> str:
     import cv2
 
@@ -204,7 +184,7 @@ def test_cli_photo_options_are_checked(capsys, argv, says):
 def test_cli_read_json_and_annotated_photo(capsys, tmp_path):
     import cv2
 
-    photo = _write(tmp_path, "table.png", _clean_photo([["r4", "r5", "r6"], ["k5", "b5", "o5"]]))
+    photo = _write(tmp_path, "table.png", rows_photo([["r4", "r5", "r6"], ["k5", "b5", "o5"]]))
     out_path = tmp_path / "annotated.jpg"
     code, out, err = _cli(capsys, "read", photo, "--json", "--annotated", str(out_path))
     assert code == 0, err
@@ -224,7 +204,7 @@ def test_cli_read_json_and_annotated_photo(capsys, tmp_path):
 
 @needs_models
 def test_cli_read_rack_kind(capsys, tmp_path):
-    photo = _write(tmp_path, "rack.png", _clean_photo([["r7", "k13", "b2"], ["o9", "j"]]))
+    photo = _write(tmp_path, "rack.png", rows_photo([["r7", "k13", "b2"], ["o9", "j"]]))
     code, out, err = _cli(capsys, "read", photo, "--kind", "rack", "--json")
     assert code == 0, err
     data = json.loads(out)
@@ -246,8 +226,8 @@ def test_cli_photo_without_tiles(capsys, tmp_path):
 
 @needs_models
 def test_cli_solve_from_photos_end_to_end(capsys, tmp_path):
-    table = _write(tmp_path, "table.png", _clean_photo([["r4", "r5", "r6"], ["k5", "b5", "o5"]]))
-    rack = _write(tmp_path, "rack.png", _clean_photo([["r7", "k13"]], seed=6))
+    table = _write(tmp_path, "table.png", rows_photo([["r4", "r5", "r6"], ["k5", "b5", "o5"]]))
+    rack = _write(tmp_path, "rack.png", rows_photo([["r7", "k13"]], seed=6))
     code, out, err = _cli(capsys, "solve", "--table-photo", table, "--rack-photo", rack, "--json")
     assert code == 0, err
     data = json.loads(out)

@@ -9,6 +9,7 @@ costs only the inference.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -20,6 +21,8 @@ from solver.tiles import Tile
 from vision.decoding import DEFAULT_SETTINGS, Decoding, DecodingSettings, decode
 from vision.detections import Detections
 from vision.images import load_image
+from vision.profiles import TileProfile, TileSample
+from vision.reader import CropReading
 from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile
 
 ImageSource = str | Path | bytes | BinaryIO | np.ndarray
@@ -97,6 +100,32 @@ def build_reading(
     return Reading(tiles, melds, tuple(problems), kind, image_size)
 
 
+@dataclass(frozen=True, eq=False)
+class SeenTiles:
+    """The tiles of a photo before decoding: where they are, their crops, what the reader says."""
+
+    detections: Detections
+    #: (margins, n, s, s, 3) uint8: each tile cut at every margin it is read at (vision.reader.crop_views).
+    views: np.ndarray
+    reading: CropReading
+
+
+def see_tiles(
+    photo: np.ndarray, *, detector_weights: str | Path | None = None, reader_weights: str | Path | None = None
+) -> SeenTiles:
+    """Find the tiles and read each one; detections the reader calls "not a tile" are dropped."""
+    from vision.detector import detect_tiles
+    from vision.reader import crop_views, load_reader, read_views
+
+    reader = load_reader(reader_weights)
+    found = detect_tiles(photo, weights=detector_weights)
+    views = crop_views(photo, found.boxes, reader.imgsz)
+    seen = read_views(views, reader)
+    keep = np.flatnonzero(seen.tile_prob >= MIN_TILE_PROB)
+    reading = CropReading(seen.probs[keep], seen.tile_prob[keep], seen.embeddings[keep])
+    return SeenTiles(found[keep], views[:, keep], reading)
+
+
 def read(
     image: ImageSource,
     kind: str = "table",
@@ -105,27 +134,30 @@ def read(
     *,
     detector_weights: str | Path | None = None,
     reader_weights: str | Path | None = None,
+    profile: TileProfile | None = None,
 ) -> Reading:
     """Read every tile in a photo of the table (``kind="table"``) or of a rack (``"rack"``).
 
     ``image`` is a path, bytes, a file object, or a BGR uint8 array; the weights default to the
-    shipped ``detector.onnx`` and ``reader.onnx`` (see :mod:`vision.model_files`). Raises
-    :class:`vision.images.ImageError` for what is not a readable photo and
+    shipped ``detector.onnx`` and ``reader.onnx`` (see :mod:`vision.model_files`). A ``profile``
+    of the player's own tiles (:mod:`vision.profiles`) adapts the reader's probabilities before
+    decoding. Raises :class:`vision.images.ImageError` for what is not a readable photo and
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
-    from vision.detector import detect_tiles
     from vision.layout import group_into_melds
-    from vision.reader import load_reader, read_boxes
 
     reading_kind = ReadingKind(kind)
     photo = _as_image(image)
-    found = detect_tiles(photo, weights=detector_weights)
-    seen = read_boxes(photo, found.boxes, load_reader(reader_weights))
-    is_tile = seen.tile_prob >= MIN_TILE_PROB
-    detections = found[is_tile]
-    groups = group_into_melds(detections, reading_kind.value)
+    seen = see_tiles(photo, detector_weights=detector_weights, reader_weights=reader_weights)
+    probs = seen.reading.probs if profile is None else profile.adapt(seen.reading.probs, seen.reading.embeddings)
+    groups = group_into_melds(seen.detections, reading_kind.value)
     height, width = photo.shape[:2]
-    return build_reading(detections, seen.probs[is_tile], groups, reading_kind, rules, (width, height), settings)
+    reading = build_reading(seen.detections, probs, groups, reading_kind, rules, (width, height), settings)
+    order = [i for g in groups for i in g]  # the reading's tile order
+    samples = tuple(
+        TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box) for tile, i in zip(reading.tiles, order)
+    )
+    return replace(reading, samples=samples)
 
 
 def warm_up() -> None:

@@ -15,6 +15,8 @@ tile's embedding, averaged the same way (what calibration to a player's own set 
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,6 +58,19 @@ class CropReading:
     tile_prob: np.ndarray
     #: (n, d) the head's pooled features.
     embeddings: np.ndarray
+
+
+def reader_fingerprint(reader: TileReader) -> str:
+    """Which reader this is (the first 16 hex digits of its file's SHA-256): embeddings of one
+    reader mean nothing to another, so a profile records the reader that made its embeddings."""
+    path = Path(reader.model.path)
+    status = path.stat()
+    return _digest(path, status.st_size, status.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=8)
+def _digest(path: Path, size: int, mtime_ns: int) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
 
 
 def class_order(names: dict[int, str] | Sequence[str]) -> tuple[int, ...]:
@@ -117,6 +132,23 @@ def classify(crops: np.ndarray, reader: TileReader, rotations: bool = True) -> n
     return read_crops(crops, reader, rotations).probs
 
 
+def crop_views(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, size: int) -> np.ndarray:
+    """Each tile cut at every margin of :data:`READ_PADS`: shape (margins, n, size, size, 3)."""
+    return np.stack([crop_tiles(image, boxes, size, pad) for pad in READ_PADS])
+
+
+def read_views(views: np.ndarray, reader: TileReader) -> CropReading:
+    """The reader's view of tiles cut as :func:`crop_views` cuts them, averaged over the margins."""
+    margins, n = views.shape[:2]
+    read = read_crops(views.reshape(margins * n, *views.shape[2:]), reader)
+    # each row is a distribution, so the mean over margins is one too.
+    return CropReading(
+        read.probs.reshape(margins, n, NUM_KINDS).mean(axis=0),
+        read.tile_prob.reshape(margins, n).mean(axis=0),
+        read.embeddings.reshape(margins, n, -1).mean(axis=0) if n else np.zeros((0, 0)),
+    )
+
+
 def read_boxes(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, reader: TileReader | None = None) -> CropReading:
     """The reader's view of the tiles in ``boxes`` of a BGR photo, each read at several margins.
 
@@ -126,15 +158,7 @@ def read_boxes(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, reader: Til
     single margin also flips a tile between two readings on a pixel's change of its box.
     """
     reader = reader or load_reader()
-    n, views = len(boxes), len(READ_PADS)
-    crops = np.concatenate([crop_tiles(image, boxes, reader.imgsz, pad) for pad in READ_PADS])
-    read = read_crops(crops, reader)
-    # each row is a distribution, so the mean over margins is one too.
-    return CropReading(
-        read.probs.reshape(views, n, NUM_KINDS).mean(axis=0),
-        read.tile_prob.reshape(views, n).mean(axis=0),
-        read.embeddings.reshape(views, n, -1).mean(axis=0) if n else np.zeros((0, 0)),
-    )
+    return read_views(crop_views(image, boxes, reader.imgsz), reader)
 
 
 def read_tiles(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, reader: TileReader | None = None) -> np.ndarray:

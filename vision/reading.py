@@ -14,6 +14,7 @@ from typing import Any, NamedTuple
 
 from solver.i18n import DEFAULT_LANGUAGE, tile_label, tr
 from solver.tiles import Tile, parse_tile
+from vision.profiles import TileSample
 
 Box = tuple[float, float, float, float]
 
@@ -172,6 +173,9 @@ class Reading:
     kind: ReadingKind = ReadingKind.TABLE
     #: (width, height) of the photo the boxes refer to.
     image_size: tuple[int, int] = field(default=(0, 0))
+    #: Per tile (same order), its crops and the reader's embedding: what a correction teaches a
+    #: tile profile (:mod:`vision.profiles`). Not part of the JSON; () when not kept.
+    samples: tuple[TileSample, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         positions = [i for meld in self.melds for i in meld]

@@ -13,7 +13,7 @@ import streamlit as st
 
 import solver
 from app import components as ui
-from app import state
+from app import state, tile_profiles
 from app.editing import Chip, Layout, Reading, keeps_fixes, new_reading
 from app.photos import PhotoError, read_photo
 from app.rules_text import rules_summary
@@ -27,6 +27,9 @@ from solver.tiles import NotationError, Tile, parse_melds, parse_tiles
 READING = "play_reading"
 ANSWER = "play_answer"
 EDITOR = "play_edit"
+#: Per photo kind, the crops and embeddings of its tiles (a chip's ``sample`` points here).
+SAMPLES = "play_samples"
+TAUGHT = "play_taught"
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +92,7 @@ def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...
     and the reader's notes; report what went wrong (then ``None``)."""
     notes: list[str] = []
     photos: dict[str, bytes] = {}
+    samples: dict[str, tuple] = {}
     errors: list[str] = []
     melds: tuple = ()
     rack: tuple = ()
@@ -107,6 +111,7 @@ def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...
                 errors.append(says(kind, "no-tiles"))
                 continue
             photos[kind] = reading.annotated_png
+            samples[kind] = reading.samples
             notes.extend(ui.plain(problem) for problem in reading.problems)
             if kind == "table":
                 melds = reading.rows
@@ -127,6 +132,7 @@ def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...
     if not melds and not rack:
         st.info(tr("Type or photograph the table and your rack first.", lang))
         return None
+    state.put(SAMPLES, samples)  # what teaching the tile profile learns from (see teach)
     return Layout(melds, rack), tuple(photos.items()), tuple(notes)
 
 
@@ -227,10 +233,33 @@ if table_problems:
 
 
 def set_layout(new: Layout) -> None:
+    if state.get(tile_profiles.TEACH) and tile_profiles.active_name():
+        teach(tile_profiles.corrections(layout, new))
     replace_reading(reading.fixed_to(new))
 
 
+def teach(changed) -> None:
+    """Add the photo tiles the player just changed to the active tile profile (the opt-in switch)."""
+    try:
+        stored = tile_profiles.teach(state.get(SAMPLES, {}), changed)
+    except Exception as err:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
+        log.warning("teaching the tile profile failed: %s", err)
+        state.put(TAUGHT, ("error", tr("The tile profile could not learn this tile: {reason}", lang, reason=error_text(err, lang))))
+        return
+    if stored is not None:
+        state.put(TAUGHT, ("success", tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name)))
+
+
 with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok or bool(excess)):
+    if tile_profiles.active_name():
+        st.toggle(
+            ui.plain(tr("Teach the tile profile {name!r} each tile I change", lang, name=tile_profiles.active_name())),
+            key=tile_profiles.TEACH,
+        )
+    taught = state.get(TAUGHT)
+    if taught:
+        (st.success if taught[0] == "success" else st.warning)(ui.plain(taught[1]))
+        state.drop(TAUGHT)
     ui.layout_editor(editor_key(reading), layout, set_layout, lang)
     if reading.fixed:
         st.button(

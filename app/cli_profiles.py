@@ -1,0 +1,146 @@
+"""The command line's tile profiles: ``rummikub calibrate``, ``rummikub tiles``, and ``--tiles NAME``.
+
+    rummikub calibrate PHOTO [PHOTO ...] --name NAME [--layout NOTATION]
+    rummikub tiles list | rummikub tiles delete NAME
+    rummikub read PHOTO --tiles NAME ...;  rummikub solve --table-photo T.jpg --rack-photo R.jpg --tiles NAME
+
+``calibrate`` reads every photo first and saves only when all of them match the layout, so a
+bad photo saves nothing; a profile that exists already gets the new tiles added. Errors are
+:class:`app.profile_store.ProfileError` or :class:`vision.calibration.CalibrationError`, shown by
+:func:`app.cli.main` as one message with exit status 2.
+
+JSON (``--json``)::
+
+    calibrate:   {"name": str, "tiles": int, "kinds": int, "added": int, "photos": int, "layout": notation}
+    tiles list:  {"profiles": [{"name", "tiles", "kinds", "corrections", "updated"}], "skipped": [text, ...]}
+    tiles delete: {"deleted": name}
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from solver.i18n import error_text, tr
+from vision.calibration import CalibrationError, parse_layout
+
+from .profile_store import ProfileError, ProfileStore, safe_name
+
+
+def add_tiles_option(cmd: argparse.ArgumentParser) -> None:
+    """``--tiles NAME``: read the photos with a tile profile made by ``rummikub calibrate``."""
+    cmd.add_argument("--tiles", metavar="NAME", help=tr("read the photos with this tile profile (see rummikub calibrate)"))
+
+
+def profile_from(args: argparse.Namespace):
+    """The :class:`vision.profiles.TileProfile` named by ``--tiles`` (None without it)."""
+    if getattr(args, "tiles", None) is None:
+        return None
+    return ProfileStore().load(args.tiles).tile_profile()
+
+
+def add_commands(commands: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    """Register ``calibrate`` and ``tiles`` (``tiles list``, ``tiles delete NAME``)."""
+    cmd = commands.add_parser(
+        "calibrate", parents=[common], help=tr("teach the reader your own tiles from photos of a known layout"),
+        description=tr(
+            "Photograph your tiles laid out in rows - by default black, blue, orange and red, each 1 to 13, "
+            "and the jokers in a fifth row - and save them as a tile profile."
+        ),
+    )
+    cmd.add_argument("photos", nargs="+", metavar="PHOTO", help=tr("calibration photos of the layout"))
+    cmd.add_argument("--name", required=True, help=tr("the profile's name"))
+    cmd.add_argument(
+        "--layout", metavar="NOTATION",
+        help=tr('the rows as laid out, top row first, separated by |, e.g. "r1 r2 r3 | o1 o2 o3" (default: the four colours 1-13, then two jokers)'),
+    )
+    cmd.set_defaults(handler=_run_calibrate)
+    tiles = commands.add_parser(
+        "tiles", help=tr("list or delete tile profiles"),
+        description=tr("The tile profiles saved by rummikub calibrate."),
+    )
+    actions = tiles.add_subparsers(dest="action", required=True, metavar="ACTION")
+    actions.add_parser("list", parents=[common], help=tr("list the tile profiles")).set_defaults(handler=_run_list)
+    delete = actions.add_parser("delete", parents=[common], help=tr("delete a tile profile"))
+    delete.add_argument("name", metavar="NAME")
+    delete.set_defaults(handler=_run_delete)
+
+
+def _emit_json(data: object) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+def _run_calibrate(args: argparse.Namespace) -> int:
+    from vision.calibration import collect_samples
+    from vision.images import ImageError, load_image
+    from vision.model_files import ModelFileError
+    from vision.reader import load_reader, reader_fingerprint
+
+    name = safe_name(args.name)
+    layout = parse_layout(args.layout)
+    store = ProfileStore()
+    samples = []
+    for path in args.photos:
+        try:
+            image = load_image(path)
+        except ImageError as err:
+            raise CalibrationError(
+                "cannot read the photo {path}: {reason}; nothing was saved", path=path, reason=err
+            ) from err
+        try:
+            samples.extend(collect_samples(image, layout))
+        except CalibrationError as err:
+            raise CalibrationError("photo {path}: {reason}; nothing was saved", path=path, reason=err) from err
+        except ModelFileError as err:
+            raise CalibrationError("photo reading is not available: {reason}", reason=err) from err
+    stored = store.save(name, samples, reader_fingerprint(load_reader()))
+    summary = stored.summary
+    if args.json:
+        _emit_json({
+            "name": summary.name, "tiles": summary.tiles, "kinds": summary.kinds, "added": len(samples),
+            "photos": len(args.photos), "layout": layout.notation,
+        })
+    else:
+        print(tr(
+            "Tile profile {name!r}: {added} tile(s) from {photos} photo(s) added; it now holds {tiles} tile(s) of {kinds} kind(s).",
+            args.lang, name=summary.name, added=len(samples), photos=len(args.photos), tiles=summary.tiles, kinds=summary.kinds,
+        ))
+    return 0
+
+
+def _run_list(args: argparse.Namespace) -> int:
+    listing = ProfileStore().listing()
+    for err in listing.skipped:
+        print(tr("rummikub: warning: {detail}", args.lang, detail=error_text(err, args.lang)), file=sys.stderr)
+    if args.json:
+        _emit_json({
+            "profiles": [
+                {"name": p.name, "tiles": p.tiles, "kinds": p.kinds, "corrections": p.corrections, "updated": p.updated}
+                for p in listing.profiles
+            ],
+            "skipped": [error_text(err, args.lang) for err in listing.skipped],
+        })
+    elif not listing.profiles:
+        print(tr("No tile profiles yet: make one with rummikub calibrate.", args.lang))
+    else:
+        for p in listing.profiles:
+            print(tr(
+                "{name}: {tiles} tile(s) of {kinds} kind(s), {corrections} from corrections; changed {updated}",
+                args.lang, name=p.name, tiles=p.tiles, kinds=p.kinds, corrections=p.corrections, updated=p.updated,
+            ))
+    return 0
+
+
+def _run_delete(args: argparse.Namespace) -> int:
+    store = ProfileStore()
+    name = store.load(args.name).name
+    store.delete(args.name)
+    if args.json:
+        _emit_json({"deleted": name})
+    else:
+        print(tr("Deleted the tile profile {name!r}.", args.lang, name=name))
+    return 0
+
+
+__all__ = ["add_commands", "add_tiles_option", "profile_from", "ProfileError", "CalibrationError"]

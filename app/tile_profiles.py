@@ -1,0 +1,87 @@
+"""The app's tile profiles: which one the session uses, loading it once, and what a correction teaches.
+
+The profile chosen on the *My tiles* page lives in session state under :data:`ACTIVE` (a name;
+none chosen: the reader alone) and applies to every photo any page reads (:func:`app.photos.read_photo`
+asks :func:`active_profile`). A loaded profile is cached per file and change time, so reading a
+photo does not reload it. :func:`corrections` is pure: what the player changed on a photo tile.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from solver.tiles import Tile
+from vision.profiles import TileProfile, TileSample
+
+from .editing import Layout
+from .profile_store import CORRECTION, ProfileError, ProfileStore, StoredProfile
+
+#: Session key (and widget key on the My tiles page) of the chosen profile's name; "" for none.
+ACTIVE = "tiles_active_profile"
+#: Session key of the Play page's switch: a tile fixed with *Change* teaches the active profile.
+TEACH = "play_teach_profile"
+
+
+def store() -> ProfileStore:
+    """The profiles under ``$RUMMIKUB_DATA_DIR/profiles`` (read each time: another session may change them)."""
+    return ProfileStore()
+
+
+def active_name() -> str:
+    return str(st.session_state.get(ACTIVE) or "")
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _loaded(path: str, changed_ns: int, name: str) -> TileProfile:
+    return store().load(name).tile_profile()
+
+
+def active_profile() -> TileProfile | None:
+    """The chosen profile, ready to adapt readings; None when none is chosen.
+
+    Raises :class:`app.profile_store.ProfileError` when it was deleted or its file is damaged,
+    and :class:`vision.model_files.ModelFileError` when the reader model is missing.
+    """
+    name = active_name()
+    if not name:
+        return None
+    path = store().path(name)
+    if not path.is_file():
+        raise ProfileError("there is no tile profile named {name!r}", name=name)
+    return _loaded(str(path), path.stat().st_mtime_ns, name)
+
+
+def corrections(old: Layout, new: Layout) -> tuple[tuple[tuple[str, int], Tile], ...]:
+    """Photo tiles whose tile the player changed between ``old`` and ``new``: (sample key, new tile)."""
+    before = {c.sample: c.tile for c in _chips(old) if c.sample is not None}
+    return tuple(
+        (c.sample, c.tile) for c in _chips(new) if c.sample is not None and c.sample in before and before[c.sample] != c.tile
+    )
+
+
+def _chips(layout: Layout):
+    return [c for meld in layout.melds for c in meld] + list(layout.rack)
+
+
+def teach(samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]]) -> StoredProfile | None:
+    """Add each changed photo tile, labelled as the player set it, to the active profile."""
+    from vision.reader import load_reader, reader_fingerprint
+
+    taught = []
+    for (kind, index), tile in changed:
+        sample = _sample(samples, kind, index)
+        if sample is not None:
+            taught.append(TileSample(tile, sample.crops, sample.embedding, sample.box))
+    if not taught or not active_name():
+        return None
+    return store().save(active_name(), taught, reader_fingerprint(load_reader()), origin=CORRECTION)
+
+
+def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) -> TileSample | None:
+    kept = samples.get(kind, ())
+    return kept[index] if 0 <= index < len(kept) else None
+
+
+__all__ = ["ACTIVE", "TEACH", "active_name", "active_profile", "corrections", "store", "teach"]

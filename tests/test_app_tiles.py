@@ -1,0 +1,254 @@
+"""The My tiles page, the profile every page's photos are read with, and corrections that teach it (AppTest)."""
+
+from __future__ import annotations
+
+import io
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from app.profile_store import CORRECTION, SUFFIX, ProfileStore
+from solver.i18n import Message
+from solver.tiles import Tile, parse_tile
+from tests.test_app_play import edit
+from tests.app_helpers import all_markdown, start_app
+from vision.calibration import CalibrationError
+from vision.profiles import TileSample
+
+READER = "fake reader"
+
+
+@pytest.fixture(autouse=True)
+def private_data(tmp_path, monkeypatch):
+    """A private data folder, and a stand-in for the reader's model file (no models needed)."""
+    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr("vision.reader.load_reader", lambda weights=None: object())
+    monkeypatch.setattr("vision.reader.reader_fingerprint", lambda reader: READER)
+    return tmp_path
+
+
+def shown(elements) -> list[str]:
+    """The texts of message boxes as the player reads them (Markdown escapes removed)."""
+    return [re.sub(r"\\(.)", r"\1", e.value) for e in elements]
+
+
+def _store(tmp_path) -> ProfileStore:
+    return ProfileStore(tmp_path / "profiles")
+
+
+def _png() -> bytes:
+    photo = io.BytesIO()
+    Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
+    return photo.getvalue()
+
+
+def _sample(tile: Tile, seed: int = 0) -> TileSample:
+    rng = np.random.default_rng(seed)
+    return TileSample(tile, rng.integers(0, 255, (4, 64, 64, 3), dtype=np.uint8), rng.normal(0, 1, 1280), (0.0, 0.0, 9.0, 9.0))
+
+
+def _fake_collect(fail_on: int | None = None):
+    """A stand-in for the detector and reader: every photo fits the layout (photo ``fail_on`` does not)."""
+    calls = []
+
+    def collect(image, layout, *, progress=None, **_):
+        calls.append(layout)
+        if progress:
+            progress(0.5, "detect")
+        if len(calls) == fail_on:
+            row = Message("row {row} has {found} tiles where the layout has {expected}", {"row": 2, "found": 12, "expected": 13})
+            raise CalibrationError("the rows do not match the layout: {rows}", rows=[row])
+        return tuple(_sample(t, i) for i, t in enumerate(layout.tiles))
+
+    return collect
+
+
+def test_the_page_draws_the_default_layout_as_tiles():
+    at = start_app("tiles")
+    html = all_markdown(at)
+    assert html.count('class="rk-tile') == 54
+    for n in range(1, 6):
+        assert f'<span class="rk-label">Row {n}</span>' in html
+    assert 'title="black 13"' in html and 'title="joker"' in html
+    assert at.selectbox(key="tiles_active_profile").value == ""
+
+
+def test_a_typed_layout_is_drawn_and_one_that_is_not_notation_is_a_message():
+    at = start_app("tiles")
+    at.text_input(key="tiles_layout").input("r1 r2 r3 | o1 o2").run()
+    assert all_markdown(at).count('class="rk-tile') == 5
+    at.text_input(key="tiles_layout").input("r1 r2 | x9").run()
+    assert shown(at.error) == ["the layout is not valid tile notation: unknown colour ('x9')"]
+    assert not [b for b in at.button if b.key == "tiles_read"]
+
+
+def test_photos_are_read_shown_as_labelled_crops_and_saved_only_when_confirmed(monkeypatch, private_data):
+    monkeypatch.setattr("vision.calibration.collect_samples", _fake_collect())
+    at = start_app("tiles")
+    at.text_input(key="tiles_layout").input("r1 r2 r3 | j")
+    at.text_input(key="tiles_name").input("Our set")
+    at.file_uploader(key="tiles_photos").set_value([("a.png", _png(), "image/png"), ("b.png", _png(), "image/png")])
+    at.button(key="tiles_read").click().run()
+    assert not at.exception and shown(at.error) == []
+    assert len(at.image) == 4  # two rows per photo, two photos
+    assert _store(private_data).listing().profiles == ()  # nothing saved before confirming
+    at.button(key="tiles_save").click().run()
+    assert shown(at.success) == ["Saved 8 tile(s) to the profile 'Our set'; it is now used for every photo."]
+    stored = _store(private_data).load("Our set")
+    assert [s.tile.short for s in stored.samples] == ["r1", "r2", "r3", "j"] * 2 and stored.readers == (READER,) * 8
+    assert at.selectbox(key="tiles_active_profile").value == "Our set"
+    assert not [b for b in at.button if b.key == "tiles_save"]
+
+
+def test_a_photo_that_does_not_fit_the_layout_says_where_and_saves_nothing(monkeypatch, private_data):
+    monkeypatch.setattr("vision.calibration.collect_samples", _fake_collect(fail_on=2))
+    at = start_app("tiles")
+    at.text_input(key="tiles_name").input("set")
+    at.file_uploader(key="tiles_photos").set_value([("a.png", _png(), "image/png"), ("b.png", _png(), "image/png")])
+    at.button(key="tiles_read").click().run()
+    assert shown(at.error) == [
+        "Photo 2 (b.png): the rows do not match the layout: row 2 has 12 tiles where the layout has 13. Nothing was saved."
+    ]
+    assert not [b for b in at.button if b.key == "tiles_save"] and _store(private_data).listing().profiles == ()
+
+
+def test_an_unreadable_photo_and_an_unsafe_name_save_nothing(monkeypatch, private_data):
+    monkeypatch.setattr("vision.calibration.collect_samples", _fake_collect())
+    at = start_app("tiles")
+    at.text_input(key="tiles_name").input("../../elsewhere")
+    at.file_uploader(key="tiles_photos").set_value([("a.png", _png(), "image/png")])
+    at.button(key="tiles_read").click().run()
+    assert "cannot name a tile profile" in shown(at.error)[0]
+    at.text_input(key="tiles_name").input("set")
+    at.file_uploader(key="tiles_photos").set_value([("a.png", b"not a photo", "image/png")])
+    at.button(key="tiles_read").click().run()
+    assert shown(at.error)[0].startswith("Photo 1 (a.png): not an image")
+    assert _store(private_data).listing().profiles == () and not (private_data / "profiles").exists()
+
+
+def test_saved_profiles_are_listed_chosen_and_deleted_and_a_damaged_file_is_a_warning(private_data):
+    store = _store(private_data)
+    store.save("Alpha", [_sample(parse_tile("r1"))], READER)
+    store.save("Beta", [_sample(parse_tile("r2")), _sample(parse_tile("j"))], READER)
+    (store.root / ("gamma" + SUFFIX)).write_bytes(b"damaged")
+    at = start_app("tiles")
+    assert shown(at.warning) == ["the tile profile file gamma.tiles.npz is damaged or not a tile profile; it was skipped"]
+    assert at.selectbox(key="tiles_active_profile").options == ["none: the reader alone", "Alpha", "Beta"]
+    assert [t.value for t in at.text] == [
+        "Alpha: 1 tile(s) of 1 kind(s), 0 from corrections", "Beta: 2 tile(s) of 2 kind(s), 0 from corrections",
+    ]
+    at.selectbox(key="tiles_active_profile").set_value("Alpha").run()
+    at.button(key="tiles_delete_0").click().run()
+    assert shown(at.success) == ["Deleted the tile profile 'Alpha'."]
+    assert store.names() == ("Beta",) and at.selectbox(key="tiles_active_profile").value == ""
+
+
+# --- the profile on the Play page -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FakeReadTile:
+    tile: Tile
+    box: tuple[float, float, float, float] = (0.0, 0.0, 9.0, 9.0)
+    confidence: float = 0.99
+    alternatives: tuple[Tile, ...] = ()
+    corrected: bool = False
+    uncertain: bool = False
+
+
+@dataclass(frozen=True)
+class FakeReading:
+    tiles: tuple[FakeReadTile, ...]
+    melds: tuple[tuple[int, ...], ...]
+    samples: tuple[TileSample, ...]
+    problems: tuple[str, ...] = ()
+
+
+def _reader_spy(monkeypatch):
+    """vision.read, vision.annotate and the model check replaced; returns the profiles each read got."""
+    import vision
+
+    import app.photos
+
+    profiles = []
+
+    def read(image, kind="table", rules=None, **options):
+        profiles.append(options.get("profile"))
+        names = ("o4", "o5", "o6") if kind == "table" else ("r7",)
+        tiles = tuple(FakeReadTile(parse_tile(n)) for n in names)
+        return FakeReading(tiles, ((0, 1, 2),) if kind == "table" else (), tuple(_sample(t.tile, i) for i, t in enumerate(tiles)))
+
+    monkeypatch.setattr(vision, "read", read, raising=False)
+    monkeypatch.setattr(vision, "annotate", lambda image, reading: np.zeros((20, 30, 3), np.uint8), raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    return profiles
+
+
+def _read_table_photo(at):
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", _png(), "image/png")).run()
+    at.text_area(key="play_rack_text").input("r7")
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+
+
+def test_the_chosen_profile_reads_every_photo_and_none_leaves_the_reader_alone(monkeypatch, private_data):
+    profiles = _reader_spy(monkeypatch)
+    _store(private_data).save("Ours", [_sample(parse_tile("j")), _sample(parse_tile("o5"), 1)], READER)
+    at = start_app()
+    _read_table_photo(at)
+    assert profiles == [None]
+    at.switch_page("views/tiles.py").run()
+    at.selectbox(key="tiles_active_profile").set_value("Ours").run()
+    at.switch_page("views/play.py").run()
+    _read_table_photo(at)  # (an upload does not outlive its page)
+    assert len(profiles) == 2 and profiles[-1] is not None and profiles[-1].name == "Ours" and profiles[-1].size == 2
+    at.switch_page("views/score.py").run()  # the choice survives other pages
+    at.switch_page("views/tiles.py").run()
+    assert at.selectbox(key="tiles_active_profile").value == "Ours"
+
+
+def test_a_deleted_active_profile_is_a_note_and_the_photo_is_still_read(monkeypatch, private_data):
+    profiles = _reader_spy(monkeypatch)
+    store = _store(private_data)
+    store.save("Ours", [_sample(parse_tile("j"))], READER)
+    at = start_app("tiles")
+    at.selectbox(key="tiles_active_profile").set_value("Ours").run()
+    store.delete("Ours")
+    at.switch_page("views/play.py").run()
+    _read_table_photo(at)
+    assert profiles == [None]
+    assert "The tile profile 'Ours' was not used: there is no tile profile named 'Ours'" in shown(at.warning)[0]
+
+
+def _change_first_tile_to_joker(at):
+    at.selectbox(key=edit(at, "place")).set_value((0, 0)).run()
+    at.selectbox(key=edit(at, "new_tile_0_0")).set_value(parse_tile("j")).run()
+    at.button(key=edit(at, "change")).click().run()
+    assert not at.exception, at.exception
+
+
+def test_a_tile_changed_on_play_teaches_the_active_profile_only_when_switched_on(monkeypatch, private_data):
+    _reader_spy(monkeypatch)
+    store = _store(private_data)
+    store.save("Ours", [_sample(parse_tile("r1"))], READER)
+    at = start_app("tiles")
+    assert not [t for t in at.toggle if t.key == "play_teach_profile"]
+    at.selectbox(key="tiles_active_profile").set_value("Ours").run()
+    at.switch_page("views/play.py").run()
+    _read_table_photo(at)
+    _change_first_tile_to_joker(at)  # switch off: the fix applies, the profile stays as it was
+    assert len(store.load("Ours").samples) == 1
+    at.toggle(key="play_teach_profile").set_value(True).run()
+    at.button(key="play_undo_fixes").click().run()  # back to the reading as it came (the same photo keeps fixes)
+    _change_first_tile_to_joker(at)
+    stored = store.load("Ours")
+    assert [s.tile.short for s in stored.samples] == ["r1", "j"] and stored.origins == ("calibration", CORRECTION)
+    assert np.array_equal(stored.samples[1].crops, _sample(parse_tile("o4"), 0).crops)  # the photo's tile, relabelled
+    assert shown(at.success)[0] == "The tile profile 'Ours' learnt this tile."
+    at.selectbox(key=edit(at, "place")).set_value((0, 1)).run()
+    at.selectbox(key=edit(at, "move_to")).set_value(-1)
+    at.button(key=edit(at, "move")).click().run()  # a move is no correction
+    assert len(store.load("Ours").samples) == 2

@@ -1,0 +1,190 @@
+"""``rummikub calibrate``, ``rummikub tiles list|delete`` and ``--tiles NAME`` on read and solve."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from app.cli import main
+from app.profile_store import SUFFIX, ProfileStore
+from solver.tiles import parse_tile
+from tests.synthetic_photos import rows_photo, vision_missing
+
+needs_models = pytest.mark.skipif(vision_missing() is not None, reason=str(vision_missing()))
+LAYOUT = "r1 r2 r3 r4 | b5 b6 b7 | j k13"
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "data"
+    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(folder))
+    return folder
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+def _write(folder, name: str, image: np.ndarray) -> str:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    assert cv2.imwrite(str(path), image)
+    return str(path)
+
+
+def _layout_photo(tmp_path, rows: str = LAYOUT, name: str = "layout.png", seed: int = 5) -> str:
+    return _write(tmp_path / "photos", name, rows_photo([row.split() for row in rows.split("|")], seed=seed))
+
+
+def _nothing_saved(data_dir) -> bool:
+    return ProfileStore(data_dir / "profiles").listing().profiles == ()
+
+
+@needs_models
+def test_calibrate_saves_a_profile_that_list_read_solve_and_delete_use(capsys, tmp_path, data_dir):
+    photo = _layout_photo(tmp_path)
+    code, out, err = _cli(capsys, "calibrate", photo, "--name", "Kitchen set", "--layout", LAYOUT, "--json")
+    assert code == 0, err
+    assert json.loads(out) == {"name": "Kitchen set", "tiles": 9, "kinds": 9, "added": 9, "photos": 1, "layout": LAYOUT}
+    stored = ProfileStore(data_dir / "profiles").load("kitchen set")
+    assert [s.tile.short for s in stored.samples] == LAYOUT.replace("|", "").split()
+    assert stored.samples[0].crops.shape == (4, 64, 64, 3)
+
+    code, out, _ = _cli(capsys, "tiles", "list")
+    assert code == 0 and out.startswith("Kitchen set: 9 tile(s) of 9 kind(s), 0 from corrections; changed ")
+    code, out, _ = _cli(capsys, "calibrate", photo, "--name", "kitchen SET", "--layout", LAYOUT)
+    assert code == 0 and out.strip() == (
+        "Tile profile 'Kitchen set': 9 tile(s) from 1 photo(s) added; it now holds 18 tile(s) of 9 kind(s)."
+    )
+
+    table = _write(tmp_path / "photos", "table.png", rows_photo([["r4", "r5", "r6"], ["k5", "b5", "o5"]]))
+    code, out, err = _cli(capsys, "read", table, "--tiles", "Kitchen set", "--json")
+    assert code == 0, err
+    assert sorted(map(sorted, json.loads(out)["melds"])) == [["black-5", "blue-5", "orange-5"], ["red-4", "red-5", "red-6"]]
+    rack = _write(tmp_path / "photos", "rack.png", rows_photo([["r7", "k13"]], seed=6))
+    code, out, err = _cli(capsys, "solve", "--table-photo", table, "--rack-photo", rack, "--tiles", "Kitchen set", "--json")
+    assert code == 0, err and json.loads(out)["played"] == ["red-7"]
+
+    code, out, _ = _cli(capsys, "tiles", "delete", "KITCHEN set", "--json")
+    assert code == 0 and json.loads(out) == {"deleted": "Kitchen set"}
+    code, out, _ = _cli(capsys, "tiles", "list", "--json")
+    assert json.loads(out) == {"profiles": [], "skipped": []}
+
+
+@needs_models
+@pytest.mark.slow
+def test_a_profile_reads_a_set_the_reader_gets_wrong(capsys, tmp_path):
+    """Star jokers of an unseen edition read as orange 4 (a valid run o4 o5 o6, so the rules cannot tell); calibrated, as jokers."""
+    from datasets.synth.styles import HELD_OUT_STYLES, lay_out_rows
+    from vision.calibration import DEFAULT_LAYOUT
+
+    style = HELD_OUT_STYLES[0]
+    calibration = lay_out_rows([list(r) for r in DEFAULT_LAYOUT.rows], style, np.random.default_rng(11), 1600, 1200)
+    rows = [[parse_tile(t) for t in row.split()] for row in ("j o5 o6", "k9 b9 r9 j", "r1 r2 r3 r4")]
+    table = lay_out_rows(rows, style, np.random.default_rng(0), 1280, 960, gap=0.04)
+    cal_path = _write(tmp_path / "photos", "calibration.jpg", calibration.image)
+    table_path = _write(tmp_path / "photos", "table.png", table.image)
+    code, out, err = _cli(capsys, "read", table_path, "--json")
+    assert code == 0, err
+    assert ["orange-4", "orange-5", "orange-6"] in json.loads(out)["melds"]  # the reader alone
+    code, out, err = _cli(capsys, "calibrate", cal_path, "--name", "stars")
+    assert code == 0, err and "54 tile(s)" in out
+    code, out, err = _cli(capsys, "read", table_path, "--tiles", "stars", "--json")
+    assert code == 0, err
+    melds = json.loads(out)["melds"]
+    assert ["joker", "orange-5", "orange-6"] in melds and ["black-9", "blue-9", "red-9", "joker"] in melds
+
+
+@needs_models
+def test_a_row_with_the_wrong_count_is_named_and_nothing_is_saved(capsys, tmp_path, data_dir):
+    photo = _layout_photo(tmp_path, "r1 r2 r3 r4 | b5 b6 | j k13")
+    code, out, err = _cli(capsys, "calibrate", photo, "--name", "set", "--layout", LAYOUT)
+    assert code == 2 and out == ""
+    assert "row 2 has 2 tiles where the layout has 3" in err and "nothing was saved" in err, err
+    assert _nothing_saved(data_dir)
+
+
+@needs_models
+def test_one_bad_photo_of_several_saves_nothing(capsys, tmp_path, data_dir):
+    good = _layout_photo(tmp_path)
+    bad = tmp_path / "photos" / "bad.jpg"
+    bad.write_bytes(b"not a photo")
+    code, out, err = _cli(capsys, "calibrate", good, str(bad), "--name", "set", "--layout", LAYOUT)
+    assert code == 2 and out == "" and f"cannot read the photo {bad}" in err and "nothing was saved" in err
+    assert _nothing_saved(data_dir)
+
+
+def test_a_missing_photo_saves_nothing(capsys, tmp_path, data_dir):
+    code, out, err = _cli(capsys, "calibrate", str(tmp_path / "nowhere.jpg"), "--name", "set")
+    assert code == 2 and "no such file" in err and _nothing_saved(data_dir)
+
+
+def test_a_layout_that_is_not_notation_is_refused(capsys, tmp_path, data_dir):
+    code, out, err = _cli(capsys, "calibrate", str(tmp_path / "any.jpg"), "--name", "set", "--layout", "r1 r2 | q7")
+    assert code == 2 and out == "" and "the layout is not valid tile notation" in err and "'q7'" in err
+    assert _nothing_saved(data_dir)
+
+
+@pytest.mark.parametrize("name", ["../../etc/x", "a/b", "CON", ""])
+def test_unsafe_profile_names_are_refused(capsys, tmp_path, data_dir, name):
+    code, out, err = _cli(capsys, "calibrate", str(tmp_path / "any.jpg"), "--name", name)
+    assert code == 2 and out == "" and "tile profile" in err
+    assert not data_dir.exists()
+    code, _, err = _cli(capsys, "read", str(tmp_path / "any.jpg"), "--tiles", name)
+    assert code == 2 and "tile profile" in err
+
+
+def test_a_damaged_profile_file_is_skipped_with_a_message(capsys, data_dir):
+    folder = data_dir / "profiles"
+    folder.mkdir(parents=True)
+    (folder / ("broken" + SUFFIX)).write_bytes(b"garbage")
+    code, out, err = _cli(capsys, "tiles", "list")
+    assert code == 0 and out.strip() == "No tile profiles yet: make one with rummikub calibrate."
+    assert err.strip() == f"rummikub: warning: the tile profile file broken{SUFFIX} is damaged or not a tile profile; it was skipped"
+    code, out, err = _cli(capsys, "tiles", "list", "--json")
+    assert code == 0 and len(json.loads(out)["skipped"]) == 1
+
+
+def test_unknown_profiles_and_tiles_without_photos_are_errors(capsys, tmp_path):
+    code, out, err = _cli(capsys, "read", str(tmp_path / "any.jpg"), "--tiles", "nobody")
+    assert code == 2 and out == "" and "there is no tile profile named 'nobody'" in err
+    code, out, err = _cli(capsys, "tiles", "delete", "nobody")
+    assert code == 2 and "there is no tile profile named 'nobody'" in err
+    code, out, err = _cli(capsys, "solve", "--table", "r1 r2 r3", "--rack", "r4", "--tiles", "nobody")
+    assert code == 2 and "--tiles applies to photos" in err
+
+
+def test_read_passes_the_profile_to_the_reader(capsys, tmp_path, data_dir, monkeypatch):
+    import vision
+    from vision.profiles import TileSample
+    from vision.reader import CropReading
+    from vision.reading import Reading, ReadTile
+
+    seen = {}
+
+    def fake_read(image, kind="table", rules=None, profile=None):
+        seen["profile"] = profile
+        return Reading((ReadTile(parse_tile("r7"), (0, 0, 5, 5), 0.9),), ((0,),))
+
+    def reembed(views, reader):
+        n = views.shape[1]
+        return CropReading(np.full((n, 53), 1 / 53), np.ones(n), np.ones((n, 1280)))
+
+    monkeypatch.setattr(vision, "read", fake_read)
+    monkeypatch.setattr("vision.reader.load_reader", lambda weights=None: object())
+    monkeypatch.setattr("vision.reader.reader_fingerprint", lambda reader: "the reader now")
+    monkeypatch.setattr("vision.reader.read_views", reembed)
+    sample = TileSample(parse_tile("r7"), np.zeros((4, 64, 64, 3), np.uint8), np.ones(1280))
+    ProfileStore(data_dir / "profiles").save("set", [sample], reader="some other reader")
+    photo = _write(tmp_path, "p.png", np.full((60, 80, 3), 120, np.uint8))
+    code, out, err = _cli(capsys, "read", photo, "--tiles", "set", "--json")
+    assert code == 0, err
+    assert seen["profile"].name == "set" and seen["profile"].size == 1
+    code, out, err = _cli(capsys, "read", photo, "--json")
+    assert code == 0 and seen["profile"] is None

@@ -1,0 +1,100 @@
+"""How a tile profile adapts the reader's probabilities (pure numpy; embeddings made up here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solver.tiles import NUM_KINDS, Tile
+from vision.profiles import RECOGNISED, WEIGHT, TileProfile, TileSample
+
+DIM = 32
+
+
+def _style(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A set's look: what all its tiles share (a big offset) and one direction per class."""
+    rng = np.random.default_rng(seed)
+    return rng.normal(0, 1, DIM) * 10, rng.normal(0, 1, (NUM_KINDS, DIM))
+
+
+def _embedding(style, label: int, noise: float, rng) -> np.ndarray:
+    shared, classes = style
+    return shared + classes[label] + rng.normal(0, noise, DIM)
+
+
+def _calibration(style, rng, noise: float = 0.05) -> list[TileSample]:
+    return [TileSample(Tile.from_index(c), np.zeros((1, 2, 2, 3), np.uint8), _embedding(style, c, noise, rng)) for c in range(NUM_KINDS)]
+
+
+def _sure(label: int, n: int = 1) -> np.ndarray:
+    probs = np.full((n, NUM_KINDS), 1e-6)
+    probs[:, label] = 1.0
+    return probs / probs.sum(axis=1, keepdims=True)
+
+
+def test_a_profile_overrules_a_confident_misreading_of_a_tile_it_recognises():
+    style, rng = _style(), np.random.default_rng(1)
+    profile = TileProfile.from_samples("set", _calibration(style, rng))
+    joker = Tile.from_index(52).index
+    tile = _embedding(style, joker, 0.05, rng)[None]
+    adapted = profile.adapt(_sure(29), tile)  # the reader is sure the joker is orange 4
+    assert adapted.argmax() == joker
+    assert adapted[0, joker] == pytest.approx(WEIGHT, abs=0.02)
+    assert adapted.sum() == pytest.approx(1.0)
+
+
+def test_a_tile_far_from_every_class_mean_keeps_the_readers_answer():
+    style, rng = _style(), np.random.default_rng(2)
+    profile = TileProfile.from_samples("set", _calibration(style, rng))
+    stranger = (style[0] + rng.normal(0, 1, DIM) * 3)[None]  # this set's look, but like no class
+    probs = _sure(7)
+    assert np.allclose(profile.adapt(probs, stranger), probs)
+
+
+def test_how_far_the_profile_is_heard_grows_with_the_cosine_between_the_gate_bounds():
+    style, rng = _style(), np.random.default_rng(3)
+    profile = TileProfile.from_samples("set", _calibration(style, rng, noise=0.0))
+    target = 5
+    mean = profile.means[target]
+    other = np.linalg.qr(np.stack([mean, rng.normal(0, 1, DIM)]).T)[0][:, 1]  # unit, orthogonal to the mean
+    shares = []
+    for cosine in (RECOGNISED[0] - 0.05, (RECOGNISED[0] + RECOGNISED[1]) / 2, RECOGNISED[1] + 0.02):
+        direction = cosine * mean + np.sqrt(1 - cosine**2) * other
+        probs = _sure(40)
+        adapted = profile.adapt(probs, (profile.centre + 3 * direction)[None])
+        shares.append(probs[0, 40] - adapted[0, 40])  # what moved away from the reader's answer
+    assert shares[0] == pytest.approx(0.0, abs=1e-6)
+    assert 0.1 < shares[1] < WEIGHT - 0.1
+    assert shares[2] == pytest.approx(WEIGHT, abs=1e-3)
+
+
+def test_classes_the_profile_has_not_seen_get_no_probability_from_it():
+    style, rng = _style(), np.random.default_rng(4)
+    reds = [s for s in _calibration(style, rng) if s.tile.colour is not None and s.tile.colour.value == "red"]
+    profile = TileProfile.from_samples("reds", reds)
+    assert profile.seen.sum() == 13 and profile.size == 13
+    probs = np.full((1, NUM_KINDS), 1 / NUM_KINDS)
+    adapted = profile.adapt(probs, _embedding(style, reds[3].tile.index, 0.05, rng)[None])
+    unseen = ~profile.seen
+    assert np.allclose(adapted[0, unseen], probs[0, unseen] * (1 - WEIGHT), atol=1e-3)
+    assert adapted.argmax() == reds[3].tile.index
+
+
+def test_the_centre_counts_each_class_once_so_many_corrections_of_one_class_do_not_move_it():
+    style, rng = _style(), np.random.default_rng(5)
+    calibration = _calibration(style, rng)
+    base = TileProfile.from_samples("set", calibration)
+    corrections = [TileSample(Tile.from_index(9), calibration[0].crops, _embedding(style, 9, 0.05, rng)) for _ in range(40)]
+    taught = TileProfile.from_samples("set", calibration + corrections)
+    assert np.allclose(taught.centre, base.centre, atol=0.05)
+    assert taught.counts[9] == 41
+
+
+def test_no_tiles_and_a_profile_of_another_reader():
+    style, rng = _style(), np.random.default_rng(6)
+    profile = TileProfile.from_samples("set", _calibration(style, rng))
+    assert profile.adapt(np.zeros((0, NUM_KINDS)), np.zeros((0, DIM))).shape == (0, NUM_KINDS)
+    with pytest.raises(ValueError, match="another reader"):
+        profile.adapt(_sure(1), np.zeros((1, DIM + 1)))
+    with pytest.raises(ValueError):
+        TileProfile.from_samples("empty", [])
