@@ -35,7 +35,7 @@ class TableReading:
 
     melds: tuple[tuple[Tile, ...], ...]
     boxes: tuple[tuple[Box, ...], ...] = ()
-    photo_png: bytes | None = None
+    photo_jpeg: bytes | None = None
 
     @property
     def tile_count(self) -> int:
@@ -44,7 +44,7 @@ class TableReading:
 
 def from_photo(reading: PhotoReading) -> TableReading:
     return TableReading(
-        tuple(tuple(chip.tile for chip in row) for row in reading.rows), reading.boxes, reading.annotated_png
+        tuple(tuple(chip.tile for chip in row) for row in reading.rows), reading.boxes, reading.annotated_jpeg
     )
 
 
@@ -60,11 +60,12 @@ def spot_boxes(reading: TableReading, spots: Iterable[Spot], side: Side) -> tupl
     return tuple(reading.boxes[s.meld][s.index] for s in spots if s.side is side)
 
 
-def highlight(png: bytes, boxes: Sequence[Box]) -> bytes:
-    """The photo with a thick frame around each box, so the tiles a problem is about stand out."""
-    image = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_COLOR)
+def highlight(photo: bytes, boxes: Sequence[Box]) -> bytes:
+    """The photo (encoded: the page's JPEG preview) as a PNG with a thick frame around each box,
+    so the tiles a problem is about stand out."""
+    image = cv2.imdecode(np.frombuffer(photo, np.uint8), cv2.IMREAD_COLOR)
     if image is None:
-        raise ValueError("not a PNG image")
+        raise ValueError("not an image")
     thickness = max(3, round(max(image.shape[:2]) / 250))
     for x1, y1, x2, y2 in boxes:
         top_left = (int(x1) - MARGIN_PX, int(y1) - MARGIN_PX)

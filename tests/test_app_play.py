@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from solver.rules import STANDARD
 from solver.tiles import Tile, parse_tile
 from tests.app_helpers import all_markdown, error_lines, start_app, texts
 
@@ -510,3 +511,24 @@ def test_reading_the_same_photo_again_keeps_the_fix_and_reads_nothing(monkeypatc
     assert texts(at.info) == [KEPT]
     assert error_lines(at) == []  # the fixed meld is still fixed
     assert 'class="rk-tile rk-red rk-edited"' in all_markdown(at)
+
+
+def test_the_annotated_photo_is_a_small_jpeg_and_boxes_are_in_its_pixels(monkeypatch):
+    """A 12 MP photo is shown as a preview of at most PREVIEW_PX, not sent whole to the phone."""
+    import cv2
+
+    import app.photos
+    import vision
+    from vision.reading import Reading, ReadingKind, ReadTile
+
+    def read(image, kind="table", rules=None, profile=None):
+        box = (1000.0, 500.0, 1200.0, 800.0)
+        return Reading((ReadTile(parse_tile("r7"), box, 0.99),), (), (), ReadingKind(kind), (4000, 3000))
+
+    monkeypatch.setattr(vision, "read", read)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    ok, photo = cv2.imencode(".jpg", np.full((3000, 4000, 3), 120, np.uint8))
+    reading = app.photos.read_photo(photo.tobytes(), "rack", STANDARD)
+    preview = cv2.imdecode(np.frombuffer(reading.annotated_jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert reading.annotated_jpeg[:2] == b"\xff\xd8" and max(preview.shape[:2]) == app.photos.PREVIEW_PX
+    assert reading.boxes[0][0] == pytest.approx((400.0, 200.0, 480.0, 320.0))  # scaled by 1600 / 4000

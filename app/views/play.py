@@ -110,7 +110,7 @@ def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...
             if reading.tile_count == 0:
                 errors.append(says(kind, "no-tiles"))
                 continue
-            photos[kind] = reading.annotated_png
+            photos[kind] = reading.annotated_jpeg
             samples[kind] = reading.samples
             notes.extend(ui.plain(problem) for problem in reading.problems)
             if kind == "table":

@@ -145,7 +145,7 @@ for i, player in enumerate(game.players):
                 if not chips:
                     st.warning(tr("No tiles found on the photo. Type them instead.", lang))
                 else:
-                    st.session_state[f"{form}_read_{i}_result"] = (reading.annotated_png, tuple(chips))
+                    st.session_state[f"{form}_read_{i}_result"] = (reading.annotated_jpeg, tuple(chips))
                     st.session_state[f"{form}_read_{i}_fresh"] = True
                     st.rerun()
         if read:

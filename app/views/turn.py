@@ -99,8 +99,8 @@ if start is None:
     st.stop()
 with st.expander(tr("Recorded start of the turn ({count} tiles)", lang, count=start.tile_count), expanded=False):
     ui.show_html(melds_html(start.melds, lang))
-    if start.photo_png is not None:
-        st.image(start.photo_png, width="stretch")
+    if start.photo_jpeg is not None:
+        st.image(start.photo_jpeg, width="stretch")
 
 # --- 2. the end of the turn --------------------------------------------------------------------
 
@@ -162,8 +162,8 @@ for side, reading, caption in (
         continue
     st.markdown(f"**{caption}**")
     ui.show_html(melds_html(reading.melds, lang, marked))
-    if reading.photo_png is not None:
-        st.image(highlight(reading.photo_png, spot_boxes(reading, spots, side)), width="stretch")
+    if reading.photo_jpeg is not None:
+        st.image(highlight(reading.photo_jpeg, spot_boxes(reading, spots, side)), width="stretch")
 
 if check.legal and st.button(tr("Next turn: this table is the new start", lang), key="turn_next"):
     state.put(TURN_START, end)
