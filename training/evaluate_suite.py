@@ -128,6 +128,7 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     for i in range(len(reading.labels)):
         right = i in pairs and reading.labels[i] == photo.labels[pairs[i]]
         totals["reliability"].add(right, reading.uncertain[i], reading.confidence[i])
+        totals["outcomes"].append((bool(right), round(float(reading.confidence[i]), 5)))
     phantoms = [i for i in range(len(reading.labels)) if i not in pairs]
     totals["non_tiles_read"] += len(phantoms)
     if phantoms and len(photo.distractors):
@@ -147,7 +148,7 @@ def evaluate_set(photos: Sequence[TestPhoto], detector: Path | None, reader, set
     from vision.images import load_image
 
     totals: dict = {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0,
-                    "distractors_read": 0, "ious": {}, "reliability": Reliability()}
+                    "distractors_read": 0, "ious": {}, "reliability": Reliability(), "outcomes": []}
     errors = []
     distractors = 0
     for photo in photos:
@@ -169,6 +170,8 @@ def evaluate_set(photos: Sequence[TestPhoto], detector: Path | None, reader, set
         "boxes_dropped_as_not_tiles": totals["dropped"],
         "reliability": totals["reliability"].as_dict(),
         "errors": errors,
+        #: (right?, confidence) per tile read, so flag rates at any threshold follow without re-reading.
+        "outcomes": totals["outcomes"],
     }
 
 
