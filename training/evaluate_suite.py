@@ -88,6 +88,7 @@ class PhotoReading:
     labels: tuple[int, ...]
     uncertain: tuple[bool, ...]
     confidence: tuple[float, ...]
+    not_tile: np.ndarray  # each kept box's non-tile probability (0 for a 53-class reader)
     dropped: int  # boxes dropped as most probably not tiles
 
 
@@ -102,7 +103,9 @@ def read_photo(image: np.ndarray, kind: str, detector: Path | None, reader, sett
     probs = probs[keep]
     groups = group_into_melds(kept, kind)
     decoded = decode(probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings)
-    return PhotoReading(kept.boxes, decoded.labels, decoded.uncertain, decoded.confidence, len(found) - len(keep))
+    return PhotoReading(
+        kept.boxes, decoded.labels, decoded.uncertain, decoded.confidence, not_tile[keep], len(found) - len(keep)
+    )
 
 
 def _band(box: np.ndarray, longer_side: int) -> str:
@@ -128,7 +131,7 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     for i in range(len(reading.labels)):
         right = i in pairs and reading.labels[i] == photo.labels[pairs[i]]
         totals["reliability"].add(right, reading.uncertain[i], reading.confidence[i])
-        totals["outcomes"].append((bool(right), round(float(reading.confidence[i]), 5)))
+        totals["outcomes"].append((bool(right), round(float(reading.confidence[i]), 5), round(float(reading.not_tile[i]), 5)))
     phantoms = [i for i in range(len(reading.labels)) if i not in pairs]
     totals["non_tiles_read"] += len(phantoms)
     if phantoms and len(photo.distractors):
@@ -170,7 +173,7 @@ def evaluate_set(photos: Sequence[TestPhoto], detector: Path | None, reader, set
         "boxes_dropped_as_not_tiles": totals["dropped"],
         "reliability": totals["reliability"].as_dict(),
         "errors": errors,
-        #: (right?, confidence) per tile read, so flag rates at any threshold follow without re-reading.
+        #: (right?, confidence, non-tile probability) per tile read: flag rates of any rule follow without re-reading.
         "outcomes": totals["outcomes"],
     }
 
