@@ -148,4 +148,4 @@ def test_score_photo_counts_misreads_phantoms_and_flags():
     assert misreads["phantoms"] == [name(26)]
     rel = totals["reliability"].as_dict()
     assert rel["right"] == 1 and rel["wrong"] == 2 and rel["wrong_flagged_share"] == 0.5
-    assert totals["ious"]["< 1/20"] == [1.0, 1.0]
+    assert totals["ious"] == {"1/20-1/8": [1.0, 1.0]}  # 14 px of a 200-px photo
