@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from training.annotate_melds import DEFAULT_ANNOTATIONS, PhotoMelds, label_boxes, load_annotations, photo_files
-from vision.detections import Detections, box_iou
+from vision.detections import Detections
 from vision.detector import DEFAULT_WEIGHTS, detect_tiles
 from vision.images import load_image
 from vision.layout import group_into_melds
