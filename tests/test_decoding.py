@@ -193,3 +193,15 @@ def test_group_colours_rule_variant_is_respected():
     rules = RuleSet(group_colours_distinct=False)
     probs = probs_for(sure("black-5"), {"black-5": 0.5, "blue-5": 0.45}, sure("red-5"))
     assert names(decode(probs, [[0, 1, 2]], rules=rules))[1] == "black-5"
+
+
+def test_default_uncertainty_threshold_is_the_calibrated_one():
+    """A loose tile read at 77 % is flagged: the calibration set needs 0.79 to flag 90 % of wrong tiles."""
+    probs = np.full((1, NUM_KINDS), 0.23 / (NUM_KINDS - 1))
+    probs[0, 5] = 0.77
+    assert DecodingSettings().uncertain_below == pytest.approx(0.79)
+    assert decode(probs).uncertain == (True,)
+    assert argmax_decoding(probs).uncertain == (True,)
+    sure = np.full((1, NUM_KINDS), 0.2 / (NUM_KINDS - 1))
+    sure[0, 5] = 0.8
+    assert decode(sure).uncertain == (False,)

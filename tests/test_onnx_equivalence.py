@@ -26,7 +26,7 @@ PHOTOS = 12  # of the 34 validation photos: enough boxes (~170 tiles) to catch a
 
 @pytest.fixture(scope="module")
 def real_valid():
-    from training.train_reader import DEFAULT_REAL, load_real_split
+    from training.real_data import DEFAULT_REAL, load_real_split
 
     if not (DEFAULT_REAL / "valid").is_dir():
         pytest.skip(f"the real photos are not here ({DEFAULT_REAL}); see datasets/README.md")
@@ -42,11 +42,22 @@ def ultralytics_yolo():
     return YOLO
 
 
+def _source(model) -> str:
+    """The file name of the ``.pt`` a shipped ONNX model says it was exported from, checked by hash."""
+    import hashlib
+    import json
+
+    source = json.loads(model.session.get_modelmeta().custom_metadata_map["rummikub.source"])
+    path = ROOT / "models" / source["file"]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == source["sha256"], f"{path} is not the exported file"
+    return source["file"]
+
+
 def test_detector_onnx_matches_ultralytics(real_valid, ultralytics_yolo):
     from vision.detector import _MAX_DET, _NMS_IOU, _predict, load_detector
 
-    torch_model = ultralytics_yolo(str(ROOT / "models" / "detector.pt"), task="detect")
     onnx_model = load_detector(model_path("detector"))
+    torch_model = ultralytics_yolo(str(ROOT / "models" / _source(onnx_model)), task="detect")
     compared = 0
     for photo in real_valid:
         image = load_image(photo.image_path)
@@ -68,17 +79,16 @@ def test_detector_onnx_matches_ultralytics(real_valid, ultralytics_yolo):
 def test_reader_onnx_matches_ultralytics(real_valid, ultralytics_yolo):
     import torch
 
-    from vision.reader import classify, load_reader
+    from vision.reader import load_reader
 
-    classifier = ultralytics_yolo(str(ROOT / "models" / "reader.pt"), task="classify").model.float().eval()
     reader = load_reader(model_path("reader"))
+    source = ROOT / "models" / _source(reader.model)  # the .pt this ONNX file was exported from
+    classifier = ultralytics_yolo(str(source), task="classify").model.float().eval()
     crops = np.concatenate([crop_tiles(load_image(p.image_path), [t.box for t in p.tiles], reader.imgsz) for p in real_valid])
-    got = classify(crops, reader, rotations=False)
+    blob = np.ascontiguousarray(crops[..., ::-1].transpose(0, 3, 1, 2), dtype=np.float32) / 255.0
+    got, embedding = reader.model.session.run(None, {reader.model.input_name: blob})  # every class, the model's order
     with torch.inference_mode():
-        batch = torch.from_numpy(np.ascontiguousarray(crops[..., ::-1])).permute(0, 3, 1, 2).float() / 255.0
-        result = classifier(batch)
-        probs = (result[0] if isinstance(result, (tuple, list)) else result).double().numpy()
-    want = np.zeros_like(got)
-    want[:, list(reader.to_tile)] = probs
-    assert len(crops) > 100
+        result = classifier(torch.from_numpy(blob))
+        want = (result[0] if isinstance(result, (tuple, list)) else result).numpy()
+    assert len(crops) > 100 and got.shape == want.shape and embedding.shape[0] == len(crops)
     assert np.abs(got - want).max() <= 1e-3

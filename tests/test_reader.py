@@ -199,7 +199,7 @@ def tiny_real(tmp_path):
 
 
 def test_load_real_split_reads_polygons_in_pixels(tiny_real):
-    from training.train_reader import load_real_split
+    from training.real_data import load_real_split
 
     photos = load_real_split(tiny_real, "train")
     assert [p.group for p in photos] == ["rummy-1", "rummy-1", "rummy-2"]
@@ -209,14 +209,15 @@ def test_load_real_split_reads_polygons_in_pixels(tiny_real):
 
 
 def test_missing_dataset_is_a_clear_error(tmp_path):
-    from training.train_reader import DatasetError, load_real_split
+    from training.real_data import DatasetError, load_real_split
 
     with pytest.raises(DatasetError, match="data.yaml"):
         load_real_split(tmp_path, "train")
 
 
 def test_holdout_keeps_augmented_copies_together(tiny_real):
-    from training.train_reader import load_real_split, split_holdout
+    from training.real_data import load_real_split
+    from training.train_reader import split_holdout
 
     photos = load_real_split(tiny_real, "train")
     train, holdout = split_holdout(photos, 0.5, np.random.default_rng(0))

@@ -13,6 +13,7 @@ measured with that threshold by :mod:`training.evaluate_suite`, which never sees
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -30,18 +31,19 @@ __all__ = ["tile_outcomes", "flag_rates", "choose_threshold", "main"]
 THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.996, 0.01))
 
 
-def tile_outcomes(photos, detector: Path | None, reader) -> tuple[np.ndarray, np.ndarray]:
-    """(right?, confidence) of every tile read in ``photos``."""
+def tile_outcomes(photos, detector: Path | None, reader) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(right?, confidence, non-tile probability) of every tile read in ``photos``."""
     from vision.images import load_image
 
-    right, confidence = [], []
+    right, confidence, not_tile = [], [], []
     for photo in photos:
         reading = read_photo(load_image(photo.image_path), photo.kind, detector, reader)
         pairs = match(Detections(reading.boxes, np.ones(len(reading.boxes), np.float32)), photo.boxes, MATCH_IOU)
         for i, label in enumerate(reading.labels):
             right.append(i in pairs and label == photo.labels[pairs[i]])
             confidence.append(reading.confidence[i])
-    return np.array(right, bool), np.array(confidence, float)
+            not_tile.append(reading.not_tile[i])
+    return np.array(right, bool), np.array(confidence, float), np.array(not_tile, float)
 
 
 def flag_rates(right: np.ndarray, confidence: np.ndarray, threshold: float) -> tuple[float, float]:
@@ -66,11 +68,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reader", type=Path)
     parser.add_argument("--detector", type=Path)
     parser.add_argument("--target-wrong", type=float, default=0.9)
+    parser.add_argument("--json", type=Path, help="also write every tile's outcome here")
     args = parser.parse_args(argv)
     if args.set != "calibration":
         print(f"note: calibrating on {args.set!r}, a test set: its figures are then no longer a test", file=sys.stderr)
-    right, confidence = tile_outcomes(load_testset(args.testsets / args.set), args.detector, load_any_reader(args.reader))
+    right, confidence, not_tile = tile_outcomes(load_testset(args.testsets / args.set), args.detector, load_any_reader(args.reader))
     print(f"{len(right)} tiles read, {int((~right).sum())} wrong")
+    if args.json:
+        args.json.write_text(json.dumps({"right": right.tolist(), "confidence": confidence.tolist(), "not_tile": not_tile.tolist()}))
     print("threshold  wrong flagged  right flagged")
     for threshold in THRESHOLDS[::5]:
         w, r = flag_rates(right, confidence, threshold)

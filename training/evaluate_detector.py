@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from training.annotate_melds import DEFAULT_ANNOTATIONS, PhotoMelds, label_boxes, load_annotations, photo_files
-from vision.detections import Detections, box_iou
+from vision.detections import Detections
 from vision.detector import detect_tiles
 from vision.model_files import model_path
 from vision.images import load_image

@@ -88,21 +88,27 @@ class PhotoReading:
     labels: tuple[int, ...]
     uncertain: tuple[bool, ...]
     confidence: tuple[float, ...]
+    not_tile: np.ndarray  # each kept box's non-tile probability (0 for a 53-class reader)
     dropped: int  # boxes dropped as most probably not tiles
 
 
-def read_photo(image: np.ndarray, kind: str, detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS) -> PhotoReading:
+def read_photo(
+    image: np.ndarray, kind: str, detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
+    not_tile_drop: float = NOT_TILE_DROP,
+) -> PhotoReading:
     from vision.detector import detect_tiles
     from vision.layout import group_into_melds
 
     found = detect_tiles(image, weights=detector)
     probs, not_tile = read_boxes(image, found.boxes, reader)
-    keep = np.flatnonzero(not_tile <= NOT_TILE_DROP)
+    keep = np.flatnonzero(not_tile <= not_tile_drop)
     kept: Detections = found[keep]
     probs = probs[keep]
     groups = group_into_melds(kept, kind)
     decoded = decode(probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings)
-    return PhotoReading(kept.boxes, decoded.labels, decoded.uncertain, decoded.confidence, len(found) - len(keep))
+    return PhotoReading(
+        kept.boxes, decoded.labels, decoded.uncertain, decoded.confidence, not_tile[keep], len(found) - len(keep)
+    )
 
 
 def _band(box: np.ndarray, longer_side: int) -> str:
@@ -128,6 +134,7 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     for i in range(len(reading.labels)):
         right = i in pairs and reading.labels[i] == photo.labels[pairs[i]]
         totals["reliability"].add(right, reading.uncertain[i], reading.confidence[i])
+        totals["outcomes"].append((bool(right), round(float(reading.confidence[i]), 5), round(float(reading.not_tile[i]), 5)))
     phantoms = [i for i in range(len(reading.labels)) if i not in pairs]
     totals["non_tiles_read"] += len(phantoms)
     if phantoms and len(photo.distractors):
@@ -143,16 +150,19 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     }
 
 
-def evaluate_set(photos: Sequence[TestPhoto], detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS) -> dict:
+def evaluate_set(
+    photos: Sequence[TestPhoto], detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
+    not_tile_drop: float = NOT_TILE_DROP,
+) -> dict:
     from vision.images import load_image
 
     totals: dict = {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0,
-                    "distractors_read": 0, "ious": {}, "reliability": Reliability()}
+                    "distractors_read": 0, "ious": {}, "reliability": Reliability(), "outcomes": []}
     errors = []
     distractors = 0
     for photo in photos:
         image = load_image(photo.image_path)
-        reading = read_photo(image, photo.kind, detector, reader, settings)
+        reading = read_photo(image, photo.kind, detector, reader, settings, not_tile_drop)
         misreads = score_photo(photo, reading, image.shape[:2], totals)
         distractors += len(photo.distractors)
         if misreads["missing"] or misreads["extra"]:
@@ -169,6 +179,8 @@ def evaluate_set(photos: Sequence[TestPhoto], detector: Path | None, reader, set
         "boxes_dropped_as_not_tiles": totals["dropped"],
         "reliability": totals["reliability"].as_dict(),
         "errors": errors,
+        #: (right?, confidence, non-tile probability) per tile read: flag rates of any rule follow without re-reading.
+        "outcomes": totals["outcomes"],
     }
 
 
@@ -203,6 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = [REAL_VALIDATION] + [t.name for t in TEST_SETS]
     parser.add_argument("--sets", nargs="*", choices=names, default=[n for n in names if n != "calibration"])
     parser.add_argument("--uncertain-below", type=float, help="decoding's uncertainty threshold (default: the shipped rule)")
+    parser.add_argument("--not-tile-drop", type=float, default=NOT_TILE_DROP,
+                        help="drop a box whose non-tile probability is above this (above 1: never)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
     args = parser.parse_args(argv)
     reader = load_any_reader(args.reader)
@@ -218,7 +232,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (FileNotFoundError, ValueError) as exc:
             print(f"{name}: skipped ({exc})")
             continue
-        report[name] = evaluate_set(photos, args.detector, reader, settings)
+        report[name] = evaluate_set(photos, args.detector, reader, settings, args.not_tile_drop)
         print(summary(name, report[name]), flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

@@ -39,7 +39,7 @@ import numpy as np
 from datasets.synth.editions import ASSORTED, Edition
 from solver.tiles import NUM_KINDS, Tile
 from training.configs import load_config
-from training.real_data import DEFAULT_REAL, DatasetError, LabelledPhoto, load_real_split
+from training.real_data import DatasetError, LabelledPhoto, load_real_split
 from vision.crops import crop_tile
 
 REPO_ROOT = Path(__file__).resolve().parent.parent

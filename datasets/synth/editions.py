@@ -69,7 +69,7 @@ class Edition:
 
     name: str
     fonts: tuple[str, ...] = ()
-    stroke: tuple[float, float] = (0.0, 1.0)  # chance-free extra weight: dilation in 1/60 of the height
+    stroke: tuple[float, float] = (0.0, 1.0)  # extra stroke weight per tile: dilation in 1/60 of the height
     inks: tuple[BGR, ...] = ()
     ink_drift: float = 1.0  # 1 = the assorted drift (teal blues, red/yellow oranges, grey blacks)
     black_sheen: float = 0.0  # how far black drifts to bronze / grey where light catches it (0..1)

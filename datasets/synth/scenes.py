@@ -201,7 +201,7 @@ def _rack_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray,
     x0 = rng.uniform(0.01 * wp, wp - rack_w)
     tier_pitch = tile_h * rng.uniform(1.3, 1.5)
     y0 = rng.uniform(0.1 * hp, max(0.1 * hp + 1, hp - tiers * tier_pitch - 0.3 * tile_h))
-    body = tuple(float(c) for c in rng.uniform(10, 120, 3)) if rng.random() < 0.6 else tuple([float(rng.uniform(15, 60))] * 3)
+    body = _rack_body(rng)
     top = int(y0 - 0.3 * tile_h)
     cv2.rectangle(canvas, (int(x0), top), (int(x0 + rack_w), int(y0 + tiers * tier_pitch)), body, -1, cv2.LINE_AA)
     placements: list[_Placement] = []

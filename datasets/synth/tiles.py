@@ -228,10 +228,19 @@ def _number_mask(
     return mask, cy, gh, gw
 
 
-def _mark_mask(rng: np.random.Generator, h: int, w: int, top: float, kind: Mark) -> np.ndarray:
-    """The small mark under the number (a dot, bar, ring or emblem) that tells which way is up."""
+_ASSORTED_MARKS = (Mark.DOT, Mark.BAR, Mark.RING)
+
+
+def _mark_mask(rng: np.random.Generator, h: int, w: int, top: float, kind: Mark | None) -> np.ndarray:
+    """The small mark under the number (a dot, bar, ring or emblem) that tells which way is up.
+
+    ``kind=None`` (the assorted mix) draws the shape here, after the position, in the order the
+    generator always drew them, so that old seeds still give the old pixels.
+    """
     mask = np.zeros((h * 4, w * 4), np.uint8)
     cx, cy = w * 4 // 2, int((top + h * rng.uniform(0.07, 0.12)) * 4)
+    if kind is None:
+        kind = _ASSORTED_MARKS[int(rng.integers(0, 3))]
     size = h * 4 * rng.uniform(0.035, 0.06)
     if kind is Mark.DOT:
         cv2.circle(mask, (cx, cy), int(size), 255, -1, cv2.LINE_AA)
@@ -379,8 +388,7 @@ def render_tile(tile: Tile | None, rng: np.random.Generator, height: int, editio
         bottom = centre + digit_h / 2
         if edition is ASSORTED:
             if rng.random() < 0.9:
-                kind = (Mark.DOT, Mark.BAR, Mark.RING)[int(rng.integers(0, 3))]
-                mark = _mark_mask(rng, face_h, w, bottom, kind)
+                mark = _mark_mask(rng, face_h, w, bottom, None)
                 ink_mask[:face_h] = np.maximum(ink_mask[:face_h], mark * rng.uniform(0.5, 1.0))
         elif _is_marked(tile.number, edition):
             kind = edition.marks[int(rng.integers(0, len(edition.marks)))]
