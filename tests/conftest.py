@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
@@ -22,3 +24,10 @@ LATE_MARKERS = ("slow", "browser", "train")
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Fast tests first, then the slow, browser and training ones (otherwise in file order)."""
     items.sort(key=lambda item: any(item.get_closest_marker(name) for name in LATE_MARKERS))
+
+
+@pytest.fixture
+def private_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private data folder for the app (``$RUMMIKUB_DATA_DIR``); the score database's path in it."""
+    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
+    return tmp_path / "scores.sqlite3"

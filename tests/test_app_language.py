@@ -9,10 +9,7 @@ from streamlit.testing.v1 import AppTest
 from solver.i18n import tr
 from tests.app_helpers import MAIN, TIMEOUT_S, shown, start_app
 
-
-@pytest.fixture(autouse=True)
-def private_database(tmp_path, monkeypatch):
-    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
+pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
 
 
 def opened_at(query: dict[str, str]) -> AppTest:

@@ -10,11 +10,7 @@ from tests.app_helpers import error_lines, start_app, texts
 from tests.test_app_rules import switch
 from tests.test_app_score import by_suffix, new_game, totals
 
-
-@pytest.fixture(autouse=True)
-def private_database(tmp_path, monkeypatch):
-    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
-    return tmp_path / "scores.sqlite3"
+pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
 
 
 def mso_score_page():

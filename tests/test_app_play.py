@@ -14,10 +14,7 @@ from solver.rules import STANDARD
 from solver.tiles import Tile, parse_tile
 from tests.app_helpers import all_markdown, error_lines, start_app, texts
 
-
-@pytest.fixture(autouse=True)
-def private_database(tmp_path, monkeypatch):
-    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
+pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
 
 
 def type_position(at, table: str, rack: str):

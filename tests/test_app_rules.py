@@ -12,11 +12,7 @@ from tests.app_helpers import start_app, texts
 from tests.test_app_play import solve, type_position
 from tests.test_app_score import by_suffix, new_game, play_round, totals
 
-
-@pytest.fixture(autouse=True)
-def private_database(tmp_path, monkeypatch):
-    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
-    return tmp_path / "scores.sqlite3"
+pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
 
 
 def switch(at, name: str):

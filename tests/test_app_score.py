@@ -7,11 +7,7 @@ import pytest
 from app.storage import ScoreStore
 from tests.app_helpers import start_app, texts
 
-
-@pytest.fixture(autouse=True)
-def private_database(tmp_path, monkeypatch):
-    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
-    return tmp_path / "scores.sqlite3"
+pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
 
 
 def by_suffix(widgets, suffix: str):

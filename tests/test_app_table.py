@@ -20,13 +20,9 @@ from tests.app_helpers import all_markdown, error_lines, start_app, texts
 from tests.test_app_play import FakeReading, FakeReadTile, fake_annotate
 from tests.test_network import decode_qr
 
+pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
+
 START = "r4 r5 r6 | k5 b5 o5 | b9 b10 b11"
-
-
-@pytest.fixture(autouse=True)
-def private_database(tmp_path, monkeypatch):
-    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
-    return tmp_path / "scores.sqlite3"
 
 
 # --- join by QR code ---------------------------------------------------------------------------

@@ -11,13 +11,9 @@ from app.timer import TurnTimer, remaining
 from solver.rules import STANDARD
 from tests.app_helpers import all_markdown, start_app, texts
 
+pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
+
 PENALTY = "Time is up: put the table back as it was and draw 3 tiles."
-
-
-@pytest.fixture(autouse=True)
-def private_database(tmp_path, monkeypatch):
-    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
-    return tmp_path / "scores.sqlite3"
 
 
 def seated(*names: str):

@@ -15,16 +15,13 @@ import pytest
 from app.components import html_text, plain
 from tests.app_helpers import all_markdown, shown, start_app, texts
 
+pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
+
 IMAGE = "![p](http://127.0.0.1:9/t.png)"
 LINK = "[click](http://127.0.0.1:9/)"
 #: Markdown that would do something if it were read as Markdown (an image, a link, emphasis,
 #: a Streamlit colour directive, LaTeX, raw HTML).
 MARKDOWN_NAMES = (IMAGE, LINK, "**Bo**", ":red[Cy]", "$x^2$", "<b>Di</b>")
-
-
-@pytest.fixture(autouse=True)
-def private_database(tmp_path, monkeypatch):
-    monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
 
 
 def markdown_sources(at) -> list[str]:
