@@ -1,8 +1,8 @@
 """The exact move solver: an integer program after den Hertog & Hulshof's ILP.
 
-Variables: how many copies of each candidate meld lie on the new table, how many of each
-rack tile are played, and which old meld each new meld "continues" (the old meld's tiles
-that stay in it are not moved). Constraints: every table tile stays on the table, only rack
+Variables: how many copies of each candidate meld lie on the new table (every meld the
+tiles can form, :mod:`solver.candidates`), how many of each rack tile are played, and which
+old meld each new meld "continues" (the old meld's tiles that stay in it are not moved). Constraints: every table tile stays on the table, only rack
 tiles are added. One weighted objective orders the criteria lexicographically:
 (1) tiles placed (or value placed), (2) old melds left untouched, (3) table tiles not moved,
 (4) value placed (tile objective), (5) fewer melds, (6) old melds keeping their first tile
@@ -23,7 +23,7 @@ import numpy as np
 from . import mip
 from .candidates import (
     Catalogue,
-    base_catalogue,
+    base_for,
     catalogue_for,
     fits,
     joker_value,
@@ -123,16 +123,12 @@ def _prepare(
 
 
 def _prepare_initial(position: Position, old_melds: tuple[Meld, ...]) -> _Problem:
+    """Initial meld: every meld the rack can form (without jokers if the rules say so)."""
     rules = position.rules
     rack = tile_usage(position.rack)
-    base = base_catalogue(rules)
-    keep = fits(base.usage, rack)
+    catalogue = catalogue_for(rules, rack, ())
     if not rules.jokers_in_initial_meld:
-        keep &= base.usage[:, JOKER_INDEX] == 0
-    rows = np.nonzero(keep)[0]
-    catalogue = Catalogue(
-        base.melds.take(rows), base.usage[rows], base.values[rows], base.joker_values[rows]
-    )
+        catalogue = catalogue.rows(np.nonzero(catalogue.usage[:, JOKER_INDEX] == 0)[0])
     empty = np.zeros((0, NUM_KINDS), np.int16)
     return _Problem(catalogue, old_melds, (), empty, np.zeros_like(rack), rack)
 
@@ -197,7 +193,7 @@ def _solve_large(
     """
     rack = tile_usage(position.rack)
     table = tile_usage(position.table_tiles)
-    base = catalogue_for(position.rules, table + rack, ())
+    base = base_for(position.rules, table + rack)
     old_usage = np.stack([usage_of(m) for m in old_melds])
     program, weight = _keep_program(base, old_usage, table, rack, objective)
     relaxation = relax(program)
@@ -264,10 +260,11 @@ def _without_time(
 def _priced(problem: _Problem, tile_price: np.ndarray, meld_cost: np.ndarray, slack: float) -> _Problem:
     """Drop the candidates that no move reaching the target can lay, and attach the costs.
 
-    Laying a candidate loses at least the relaxation's price of its tiles: split into base
-    candidates, those the relaxation does not lay lose their (non-negative) reduced cost
-    each, and the others have price <= 0. Candidates costing more than ``slack`` go. A free
-    old meld as it lies stays, so that it can be kept. ``meld_cost`` is per old meld.
+    Laying a candidate loses at least the relaxation's price of its tiles: its tiles split
+    into base candidates (a run longer than theirs too, see :mod:`solver.candidates`), those
+    the relaxation does not lay lose their (non-negative) reduced cost each, and the others
+    have price <= 0. Candidates costing more than ``slack`` go. A free old meld as it lies
+    stays, so that it can be kept. ``meld_cost`` is per old meld.
     """
     cat = problem.catalogue
     cost = cat.usage @ tile_price
