@@ -256,6 +256,7 @@ class _LongRuns:
     colour: np.ndarray
     real: np.ndarray  # numbers bitmask of the real tiles
     jokers: np.ndarray
+    usage: np.ndarray
     values: np.ndarray
     joker_values: np.ndarray
 
@@ -282,7 +283,9 @@ def _long_runs(rules: RuleSet) -> _LongRuns:
     first = np.ones(len(order), dtype=bool)
     first[1:] = key[order][1:] != key[order][:-1]
     chosen = np.sort(order[first])
-    return _LongRuns(codes[chosen], colour[chosen], real[chosen], jokers[chosen], values[chosen], joker_values[chosen])
+    colour, real, jokers = colour[chosen], real[chosen], jokers[chosen]
+    usage = _run_usage(colour, real, jokers)
+    return _LongRuns(codes[chosen], colour, real, jokers, usage, values[chosen], joker_values[chosen])
 
 
 def long_runs_for(rules: RuleSet, available: np.ndarray) -> Catalogue:
@@ -293,7 +296,7 @@ def long_runs_for(rules: RuleSet, available: np.ndarray) -> Catalogue:
     rows = np.nonzero(((runs.real & ~present[runs.colour]) == 0) & (runs.jokers <= available[NUM_KINDS - 1]))[0]
     return Catalogue(
         Melds(runs.codes[rows].astype(object)),
-        _run_usage(runs.colour[rows], runs.real[rows], runs.jokers[rows]),
+        runs.usage[rows],
         runs.values[rows],
         runs.joker_values[rows],
     )
@@ -321,25 +324,37 @@ _TILES = {c: tuple(Tile(c, n) for n in range(1, MAX_NUMBER + 1)) for c in Colour
 # Merging the candidates of a position ------------------------------------------------
 
 
-def row_keys(usage: np.ndarray) -> np.ndarray:
-    """Each usage row as one opaque value, so rows can be sorted, compared and searched."""
-    rows = np.ascontiguousarray(usage, dtype=np.int16)
-    return rows.view(np.dtype((np.void, rows.shape[1] * rows.itemsize))).ravel()
+#: Fixed random weights: a usage row's hash is its dot product with them (64-bit, wrapping).
+_HASH_WEIGHTS = np.random.default_rng(20061106).integers(1, 1 << 62, NUM_KINDS, dtype=np.int64)
 
 
-@lru_cache(maxsize=16)
-def _base_keys(rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
-    """The base catalogue's row keys sorted, and the row each sorted key belongs to."""
-    keys = row_keys(base_catalogue(rules).usage)
-    order = np.argsort(keys, kind="stable")
-    return keys[order], order
+def _hashes(usage: np.ndarray) -> np.ndarray:
+    return np.asarray(usage, dtype=np.int64) @ _HASH_WEIGHTS
 
 
-def _base_rows(rules: RuleSet, keys: np.ndarray) -> np.ndarray:
-    """The base catalogue's row holding each usage row key, or -1."""
-    sorted_keys, order = _base_keys(rules)
-    at = np.minimum(np.searchsorted(sorted_keys, keys), len(sorted_keys) - 1)
-    return np.where(sorted_keys[at] == keys, order[at], -1)
+def rows_in(usage: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Mask of the rows of ``usage`` equal to some row of ``targets`` (hashes narrow the
+    search to a few rows, each then compared in full)."""
+    found = np.zeros(len(usage), dtype=bool)
+    if not len(usage) or not len(targets):
+        return found
+    hashes, target_hashes = _hashes(usage), _hashes(targets)
+    for row in np.nonzero(np.isin(hashes, target_hashes))[0].tolist():
+        same_hash = targets[target_hashes == hashes[row]]
+        found[row] = bool(np.any(np.all(same_hash == usage[row], axis=1)))
+    return found
+
+
+def rows_holding(usage: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """For each row of ``targets``, the first row of ``usage`` equal to it, or -1."""
+    hashes = _hashes(usage)
+    at = np.full(len(targets), -1, np.int64)
+    for k, (target, target_hash) in enumerate(zip(targets, _hashes(targets).tolist())):
+        for row in np.nonzero(hashes == target_hash)[0].tolist():
+            if np.array_equal(usage[row], target):
+                at[k] = row
+                break
+    return at
 
 
 def fits(usage: np.ndarray, available: np.ndarray) -> np.ndarray:
@@ -364,18 +379,12 @@ def catalogue_for(rules: RuleSet, available: np.ndarray, old_melds: tuple[Meld, 
     whole = _joined([base_for(rules, available), long_runs_for(rules, available)])
     if not old_melds or not len(whole.melds):
         return whole
-    laid_usage = np.stack([usage_of(m) for m in old_melds])
-    keys = row_keys(whole.usage)
-    order = np.argsort(keys, kind="stable")
-    laid_keys = row_keys(laid_usage)
-    at = np.minimum(np.searchsorted(keys[order], laid_keys), len(keys) - 1)
-    found = keys[order][at] == laid_keys
+    at = rows_holding(whole.usage, np.stack([usage_of(m) for m in old_melds]))
     melds = whole.melds._items.copy()
     values, joker_values = whole.values.copy(), whole.joker_values.copy()
     laid_value: dict[int, int] = {}
-    for k in np.nonzero(found)[0].tolist():
-        row, meld = int(order[at[k]]), old_melds[k]
-        if row in laid_value and meld.value <= laid_value[row]:
+    for meld, row in zip(old_melds, at.tolist()):
+        if row < 0 or (row in laid_value and meld.value <= laid_value[row]):
             continue
         laid_value[row] = meld.value
         melds[row], values[row], joker_values[row] = meld, meld.value, joker_value(meld)

@@ -15,7 +15,9 @@ numpy arrays solved by SCIP and GLOP through OR-Tools (:mod:`solver.mip`).
 
 from __future__ import annotations
 
+import enum
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -24,10 +26,11 @@ from . import mip
 from .candidates import (
     Catalogue,
     base_for,
+    base_run_limit,
     catalogue_for,
     fits,
     joker_value,
-    row_keys,
+    rows_in,
     tile_usage,
     usage_of,
 )
@@ -53,6 +56,15 @@ TIME_LIMIT_S = 5.0
 #: When the time limit came before any move was found: the time for a move from the rack
 #: alone (the table as it is), a small program.
 FALLBACK_TIME_S = 1.0
+
+
+class _Scope(enum.Enum):
+    """Which criteria a MIP scores: all, only the two leading ones (tiles or value placed,
+    melds kept), or only the rest (the leading ones settled by the target)."""
+
+    ALL = "all"
+    LEADING = "leading"
+    TIE_BREAK = "tie-break"
 
 
 @dataclass(frozen=True)
@@ -181,15 +193,16 @@ def _solve_large(
     The relaxation (:func:`_keep_program`) bounds the score ``weight * primary + melds kept``
     over the whole table, and for a target score its reduced costs name every old meld a move
     reaching the target may touch and every candidate it may lay (usually a few of each).
-    The MIP over those, restricted to moves reaching the target, either finds one, and then
-    the target is the optimum (nothing above it was possible) and the answer is exact in
-    every criterion, or proves there is none. Then the next score down is tried; then every
-    move placing the most tiles the bound allows, with any number of melds kept (the bound
-    on melds kept is the one usually too optimistic), whose best move is the optimum when
-    there is one; and then the score of the best move with only the melds the relaxation
-    touches open, which is surely reachable, so the same restricted MIP aimed at it settles
-    the optimum. The whole table is opened up only if the relaxation fails. A solve stopped
-    by the deadline gives its best move found (not optimal), or raises :class:`OutOfTime`.
+    The MIP over those, restricted to moves reaching the bound, with the rest of the
+    tie-break as its objective, usually finds the optimum at once: nothing scores above the
+    bound, so every move it finds scores exactly that. When it proves the bound out of
+    reach, the best score is found (:func:`_best_score`) with MIPs over the base candidates
+    only, scored on the two leading criteria only (a longer run changes neither tiles placed
+    nor melds kept, its tiles split into base candidates): they are small, and proving
+    targets out of reach is most of the work. One MIP over every candidate aimed at that
+    score then settles the rest of the tie-break. The whole table is opened up only if the
+    relaxation fails. A solve stopped by the deadline raises :class:`OutOfTime`, or gives
+    the best move found by the last MIP (not optimal).
     """
     rack = tile_usage(position.rack)
     table = tile_usage(position.table_tiles)
@@ -208,39 +221,69 @@ def _solve_large(
 
         whole = catalogue_for(position.rules, table + rack, old_melds)
 
-        def prepared(free: tuple[int, ...], slack: float) -> _Problem:
-            return _priced(_prepare(position, old_melds, free, whole), tile_price, meld_cost, slack)
+        def prepared(free: tuple[int, ...], slack: float, scope: _Scope) -> _Problem:
+            problem = _priced(_prepare(position, old_melds, free, whole), tile_price, meld_cost, slack)
+            return _short(problem, position.rules) if scope is _Scope.LEADING else problem
 
-        def reaching(target: int, settled: bool = True) -> tuple[_Problem, _Outcome | None]:
+        def reaching(target: int, scope: _Scope) -> tuple[_Problem, _Outcome | None]:
             free = tuple(int(m) for m in np.nonzero(relaxation.may_change(target)[keeps])[0])
-            problem = prepared(free, relaxation.slack(target))
+            problem = prepared(free, relaxation.slack(target), scope)
             fixed = len(old_melds) - len(free)
-            return problem, _solve_reaching(problem, objective, deadline, weight, target - fixed, settled)
+            return problem, _solve_reaching(problem, objective, deadline, weight, target - fixed, scope)
 
-        # Nothing scores above the bound; when a target is out of reach, nothing scores above
-        # the next one down either.
-        problem, outcome = reaching(relaxation.best_possible)
-        if outcome is None:
-            problem, outcome = reaching(relaxation.best_possible - 1)
-        most_placed = relaxation.best_possible // weight * weight
-        if outcome is None and most_placed < relaxation.best_possible - 1:
-            # The bound on melds kept is usually the loose part: the best move placing as
-            # many tiles (or points) as the bound allows, keeping any number of melds.
-            problem, outcome = reaching(most_placed, settled=False)
-        if outcome is None:
-            # A score surely reachable: the best move among the melds the relaxation touches
-            # and the candidates a move placing one tile (or point) less could lay.
+        def leading(target: int) -> int | None:
+            """The best score of a move reaching ``target``, or None if none does."""
+            problem, outcome = reaching(target, _Scope.LEADING)
+            if outcome is None:
+                return None
+            if not outcome.optimal:
+                raise OutOfTime("the time limit came before the best score was found")
+            return weight * outcome.primary + outcome.kept + len(old_melds) - len(problem.free)
+
+        def touched_score() -> int:
+            """A score surely reachable: the best move among the melds the relaxation touches
+            and the candidates a move placing one tile (or point) less could lay."""
             touched = tuple(int(m) for m in np.nonzero(relaxation.values[keeps] < 1.0 - RELAXATION_TOLERANCE)[0])
-            slack = relaxation.slack(relaxation.best_possible - weight)
-            found = _solve_rearrange(prepared(touched, slack), objective, deadline)
-            kept = len(old_melds) - len(touched) + found.kept
-            problem, outcome = reaching(weight * found.primary + kept, settled=False)
+            problem = prepared(touched, relaxation.slack(relaxation.best_possible - weight), _Scope.LEADING)
+            found = _solve_rearrange(problem, objective, deadline, _Scope.LEADING)
+            if not found.optimal:
+                raise OutOfTime("the time limit came before a reachable score was found")
+            return weight * found.primary + found.kept + len(old_melds) - len(touched)
+
+        # Most moves reach the bound: try it with the whole tie-break at once.
+        problem, outcome = reaching(relaxation.best_possible, _Scope.TIE_BREAK)
+        if outcome is None:
+            score = _best_score(relaxation.best_possible - 1, weight, relaxation.best_possible, leading, touched_score)
+            problem, outcome = reaching(score, _Scope.TIE_BREAK)
         if outcome is not None:
-            # Optimal, or the best move found before the time limit (the whole table would
-            # take longer still).
+            # Optimal, or the best move found before the time limit.
             return problem, outcome
     everything = _prepare(position, old_melds, tuple(range(len(old_melds))))
     return everything, _solve_rearrange(everything, objective, deadline)
+
+
+def _best_score(
+    bound: int, weight: int, ceiling: int,
+    leading: Callable[[int], int | None], touched_score: Callable[[], int],
+) -> int:
+    """The best score ``weight * primary + melds kept`` of any move, given that none scores
+    above ``bound``; ``leading(target)`` is the best score of the moves reaching ``target``
+    (None if none does), ``ceiling`` the relaxation's bound. When ``bound`` is out of reach,
+    nothing scores above the next one down either; the bound on melds kept is usually the
+    loose part, so then come the moves placing as many tiles (or points) as the relaxation
+    allows, keeping any number of melds; and last the moves reaching a score surely
+    reachable (``touched_score()``), which some move does."""
+    score = leading(bound)
+    if score is not None:
+        return score
+    most_placed = ceiling // weight * weight
+    score = leading(most_placed) if most_placed < bound else None
+    if score is not None:
+        return score
+    score = leading(touched_score())
+    if score is None:
+        raise SolverError("no move reaches a score that a move was found to reach")
+    return score
 
 
 def _without_time(
@@ -257,6 +300,18 @@ def _without_time(
     return problem, replace(outcome, optimal=False)
 
 
+def _short(problem: _Problem, rules) -> _Problem:
+    """The problem with the base candidates and the free old melds as laid only: enough for
+    the leading criteria, since a longer run's tiles split into base candidates."""
+    cat = problem.catalogue
+    short = cat.usage.sum(axis=1) <= base_run_limit(rules)
+    keep = np.nonzero(short | rows_in(cat.usage, problem.free_usage))[0]
+    pricing = problem.pricing
+    if pricing is not None:
+        pricing = replace(pricing, candidate_cost=pricing.candidate_cost[keep])
+    return replace(problem, catalogue=cat.rows(keep), pricing=pricing)
+
+
 def _priced(problem: _Problem, tile_price: np.ndarray, meld_cost: np.ndarray, slack: float) -> _Problem:
     """Drop the candidates that no move reaching the target can lay, and attach the costs.
 
@@ -268,7 +323,7 @@ def _priced(problem: _Problem, tile_price: np.ndarray, meld_cost: np.ndarray, sl
     """
     cat = problem.catalogue
     cost = cat.usage @ tile_price
-    keep = (cost <= slack) | np.isin(row_keys(cat.usage), row_keys(problem.free_usage))
+    keep = (cost <= slack) | rows_in(cat.usage, problem.free_usage)
     keep = np.nonzero(keep)[0]
     catalogue = Catalogue(cat.melds.take(keep), cat.usage[keep], cat.values[keep], cat.joker_values[keep])
     pricing = _Pricing(meld_cost[list(problem.free)], cost[keep], slack)
@@ -372,11 +427,14 @@ def _continuations(problem: _Problem) -> _Continuations:
 
 def _shared_tiles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """``sum(min(a[i], b[k]))`` over tile kinds for every pair of usage rows, as one matrix
-    product per copy level (counts are small: a tile's copies, or the jokers)."""
+    product per copy level (counts are small: a tile's copies, or the jokers), over the
+    kinds ``a`` holds."""
+    kinds = np.nonzero(a.any(axis=0))[0]
+    a, b = a[:, kinds], b[:, kinds]
     levels = int(min(a.max(initial=0), b.max(initial=0)))
-    shared = np.zeros((len(a), len(b)), dtype=np.float64)
+    shared = np.zeros((len(a), len(b)), dtype=np.float32)
     for level in range(1, levels + 1):
-        shared += (a >= level).astype(np.float64) @ (b >= level).T.astype(np.float64)
+        shared += (a >= level).astype(np.float32) @ (b >= level).T.astype(np.float32)
     return shared.astype(np.int64)
 
 
@@ -511,10 +569,22 @@ def _program(problem: _Problem, layout: _Layout, objective: Objective, weights: 
     return IntegerProgram(np.concatenate(objective_parts), np.concatenate(upper_parts), equal, at_most, continuous)
 
 
-def _solve_rearrange(problem: _Problem, objective: Objective, deadline: Deadline) -> _Outcome:
-    """The best move with only the problem's free old melds open (exact, zero gap)."""
+def _scoped_weights(problem: _Problem, objective: Objective, scope: _Scope) -> _Weights:
+    weights = _lexicographic_weights(problem, objective)
+    if scope is _Scope.LEADING:
+        return _Weights(len(problem.free) + 1, 1, 0, 0, 0, 0)
+    if scope is _Scope.TIE_BREAK:
+        return replace(weights, primary=0, kept=0)
+    return weights
+
+
+def _solve_rearrange(
+    problem: _Problem, objective: Objective, deadline: Deadline, scope: _Scope = _Scope.ALL
+) -> _Outcome:
+    """The best move with only the problem's free old melds open (exact, zero gap), scored
+    on the criteria of ``scope``."""
     layout = _layout(problem)
-    program = _program(problem, layout, objective, _lexicographic_weights(problem, objective))
+    program = _program(problem, layout, objective, _scoped_weights(problem, objective, scope))
     solution = mip.solve(program, deadline.left())
     if solution is None:
         raise SolverError("the move model has no solution (leaving the table as it is always is one)")
@@ -522,20 +592,15 @@ def _solve_rearrange(problem: _Problem, objective: Objective, deadline: Deadline
 
 
 def _solve_reaching(
-    problem: _Problem, objective: Objective, deadline: Deadline, weight: int, floor: int, settled: bool
+    problem: _Problem, objective: Objective, deadline: Deadline, weight: int, floor: int, scope: _Scope
 ) -> _Outcome | None:
     """The best move among those scoring ``weight * primary + melds kept >= floor`` (kept
-    counted among the free melds); ``None`` if there is none.
-
-    When ``settled`` (no move scores more than ``floor``), every such move scores exactly
-    that, the two leading criteria are settled, and the objective only needs the rest of the
-    tie-break, which keeps its weights small; otherwise it keeps every criterion.
+    counted among the free melds), scored on the criteria of ``scope``; ``None`` if there
+    is none. ``TIE_BREAK`` is for a floor no move scores above: all reach it exactly, the
+    two leading criteria are settled, and the smaller weights of the rest suffice.
     """
     layout = _layout(problem)
-    weights = _lexicographic_weights(problem, objective)
-    if settled:
-        weights = replace(weights, primary=0, kept=0)
-    program = _program(problem, layout, objective, weights)
+    program = _program(problem, layout, objective, _scoped_weights(problem, objective, scope))
     n_y = len(layout.rack_kinds)
     numbers = np.array([Tile.from_index(int(i)).number or 0 for i in layout.rack_kinds], dtype=np.float64)
     per_y = numbers if objective is Objective.VALUE else np.ones(n_y)
