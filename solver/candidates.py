@@ -3,10 +3,10 @@
 **Complete.** The catalogue of a position is every valid meld its available tiles can form,
 one row per set of physical tiles: every group of 3-4 tiles and every run of 3-13 tiles
 with every placement of jokers the rules allow (:func:`catalogue_for`). A row reads its
-jokers the way worth most points, except that a row holding exactly an old meld's tiles
-reads them as that meld was laid. The criteria of a move see only which physical tiles
-each new meld holds (tiles placed, melds untouched, tiles moved, melds) and, for the value,
-what the jokers stand for, which is this reading. So the integer program over these rows
+jokers the way they are worth most points (an old meld left untouched keeps its reading as
+laid; the program gives it a column of its own). The criteria of a move see only which
+physical tiles each new meld holds (tiles placed, melds untouched, tiles moved, melds)
+and, for the value, what the jokers stand for, which is this reading. So the integer program over these rows
 (:mod:`solver.model`) ranges over every legal move of the melds it opens, and its optimum
 is the exact optimum in every criterion. Nothing is cut from the catalogue here; what the
 solver leaves out of a program is left out by proofs from a relaxation's reduced costs
@@ -130,20 +130,15 @@ def usage_of(meld: Meld) -> np.ndarray:
     return tile_usage(meld.tiles)
 
 
-def build_catalogue(melds: list[Meld], preferred: tuple[Meld, ...] = ()) -> Catalogue:
-    """Merge melds with identical physical tiles, keeping the most valuable interpretation.
-
-    A ``preferred`` meld (an old meld, as it was laid) wins over any other reading of the
-    same tiles, so a meld left in place keeps its jokers' values.
-    """
+def build_catalogue(melds: list[Meld]) -> Catalogue:
+    """Merge melds with identical physical tiles, keeping the most valuable interpretation
+    (the first of equals)."""
     best: dict[bytes, Meld] = {}
     for meld in melds:
         key = usage_of(meld).tobytes()
         kept = best.get(key)
         if kept is None or meld.value > kept.value:
             best[key] = meld
-    for meld in preferred:
-        best[usage_of(meld).tobytes()] = meld
     chosen = Melds(best.values())
     usage = np.stack([usage_of(m) for m in chosen]) if chosen else np.zeros((0, NUM_KINDS), np.int16)
     values = np.array([m.value for m in chosen], dtype=np.int32)
@@ -324,39 +319,6 @@ _TILES = {c: tuple(Tile(c, n) for n in range(1, MAX_NUMBER + 1)) for c in Colour
 # Merging the candidates of a position ------------------------------------------------
 
 
-#: Fixed random weights: a usage row's hash is its dot product with them (64-bit, wrapping).
-_HASH_WEIGHTS = np.random.default_rng(20061106).integers(1, 1 << 62, NUM_KINDS, dtype=np.int64)
-
-
-def _hashes(usage: np.ndarray) -> np.ndarray:
-    return np.asarray(usage, dtype=np.int64) @ _HASH_WEIGHTS
-
-
-def rows_in(usage: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """Mask of the rows of ``usage`` equal to some row of ``targets`` (hashes narrow the
-    search to a few rows, each then compared in full)."""
-    found = np.zeros(len(usage), dtype=bool)
-    if not len(usage) or not len(targets):
-        return found
-    hashes, target_hashes = _hashes(usage), _hashes(targets)
-    for row in np.nonzero(np.isin(hashes, target_hashes))[0].tolist():
-        same_hash = targets[target_hashes == hashes[row]]
-        found[row] = bool(np.any(np.all(same_hash == usage[row], axis=1)))
-    return found
-
-
-def rows_holding(usage: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """For each row of ``targets``, the first row of ``usage`` equal to it, or -1."""
-    hashes = _hashes(usage)
-    at = np.full(len(targets), -1, np.int64)
-    for k, (target, target_hash) in enumerate(zip(targets, _hashes(targets).tolist())):
-        for row in np.nonzero(hashes == target_hash)[0].tolist():
-            if np.array_equal(usage[row], target):
-                at[k] = row
-                break
-    return at
-
-
 def fits(usage: np.ndarray, available: np.ndarray) -> np.ndarray:
     """Mask of the usage rows that the ``available`` tile counts can supply."""
     return np.all(usage <= available[None, :], axis=1)
@@ -368,24 +330,8 @@ def base_for(rules: RuleSet, available: np.ndarray) -> Catalogue:
     return base.rows(np.nonzero(fits(base.usage, available))[0])
 
 
-def catalogue_for(rules: RuleSet, available: np.ndarray, old_melds: tuple[Meld, ...]) -> Catalogue:
+def catalogue_for(rules: RuleSet, available: np.ndarray) -> Catalogue:
     """Every meld the ``available`` tiles can form (see the module docstring): the base
-    catalogue's that fit, then the longer runs that fit, one row per set of physical tiles.
-
-    A row holding exactly an old meld's tiles reads them as that meld was laid (of several
-    such old melds, the most valuable reading, the first of equals), so a meld left in place
-    keeps its jokers' values.
-    """
-    whole = _joined([base_for(rules, available), long_runs_for(rules, available)])
-    if not old_melds or not len(whole.melds):
-        return whole
-    at = rows_holding(whole.usage, np.stack([usage_of(m) for m in old_melds]))
-    melds = whole.melds._items.copy()
-    values, joker_values = whole.values.copy(), whole.joker_values.copy()
-    laid_value: dict[int, int] = {}
-    for meld, row in zip(old_melds, at.tolist()):
-        if row < 0 or (row in laid_value and meld.value <= laid_value[row]):
-            continue
-        laid_value[row] = meld.value
-        melds[row], values[row], joker_values[row] = meld, meld.value, joker_value(meld)
-    return Catalogue(Melds(melds), whole.usage, values, joker_values)
+    catalogue's that fit, then the longer runs that fit, one row per set of physical tiles,
+    each read the way its jokers are worth most."""
+    return _joined([base_for(rules, available), long_runs_for(rules, available)])

@@ -21,8 +21,8 @@ has opened:
 
 Value placed is the rack's numbered tiles at face value plus what the rack jokers stand for:
 the growth of the jokers' worth on the table, at most 13 per rack joker played and never
-below zero. A new meld's jokers are worth their most valuable reading, except that a meld
-of exactly an old meld's tiles keeps that meld's reading as laid. Before the initial meld:
+below zero. A new meld's jokers are worth their most valuable reading, except that an old
+meld left untouched keeps its reading as laid. Before the initial meld:
 melds from the rack only (no jokers if the rules say so), worth the threshold together;
 most tiles then most value, or most value.
 """
@@ -242,7 +242,8 @@ def exact_optimum(position: Position, objective: Objective = Objective.TILES) ->
     untouched = sum(v for (i, k), v in cont.items() if melds[k].tiles == old[i])
     staying = sum(shared(old[i], melds[k].tiles) * v for (i, k), v in cont.items())
     firsts = sum(v for (i, k), v in cont.items() if melds[k].tiles[first_real(position.table[i])])
-    value = _value_placed(m, position, melds, laid, played)
+    untouched_pairs = {pair: v for pair, v in cont.items() if melds[pair[1]].tiles == old[pair[0]]}
+    value = _value_placed(m, position, melds, laid, played, untouched_pairs)
     tiles = sum(played.values())
     primary = lex.best(tiles if objective is Objective.TILES else value)
     kept = lex.best(untouched)
@@ -253,17 +254,15 @@ def exact_optimum(position: Position, objective: Objective = Objective.TILES) ->
     return Score(primary, kept, sum(table.values()) - stays, worth, fewest, first)
 
 
-def _value_placed(m, position: Position, melds: list[MeldOption], laid, played):
+def _value_placed(m, position: Position, melds: list[MeldOption], laid, played, untouched: dict):
     """Value placed as an expression: numbered rack tiles plus ``credit``, with
     ``credit <= 13 x rack jokers played`` and ``credit <= max(gain, 0)`` (a switch picks the
-    branch of the max), which the value criterion pushes to the minimum of the two."""
+    branch of the max), which the value criterion pushes to the minimum of the two. A laid
+    copy's jokers are worth its best reading, except for a copy left untouched by an old
+    meld (``untouched``: (old meld, meld) -> its column), which keeps its reading as laid."""
     rules = position.rules
-    as_laid: dict[Key, int] = {}
-    for meld in position.table:
-        key = _key(Counter(meld))
-        as_laid[key] = max(as_laid.get(key, 0), laid_joker_worth(meld, rules))
-    worth = [as_laid.get(_key(o.tiles), o.joker_worth) for o in melds]
-    old_worth = sum(laid_joker_worth(meld, rules) for meld in position.table)
+    laid_worth = [laid_joker_worth(meld, rules) for meld in position.table]
+    old_worth = sum(laid_worth)
     numbered = sum(t.number * v for t, v in played.items() if not t.is_joker)
     if JOKER not in played:
         return numbered
@@ -272,7 +271,8 @@ def _value_placed(m, position: Position, melds: list[MeldOption], laid, played):
     positive = m.BoolVar("gain_positive")
     m.Add(credit <= HIGHEST * played[JOKER])
     m.Add(credit <= cap * positive)
-    gain = sum(w * x for w, x in zip(worth, laid) if w) - old_worth
+    gain = sum(o.joker_worth * x for o, x in zip(melds, laid) if o.joker_worth) - old_worth
+    gain += sum((laid_worth[i] - melds[k].joker_worth) * v for (i, k), v in untouched.items())
     m.Add(credit <= gain + (old_worth + cap) * (1 - positive))
     return numbered + credit
 

@@ -28,9 +28,8 @@ from solver.candidates import (
 )
 from solver.melds import Meld, MeldKind, run_meld
 from solver.rules import PRESETS, STANDARD, RuleSet
-from solver.table import check_table, interpret_as_laid
 from solver.tiles import JOKER, MAX_NUMBER, NUM_KINDS, Colour, Tile
-from tests.exact import all_melds, fitting, laid_joker_worth
+from tests.exact import all_melds, fitting
 from tests.oracle import best_value, is_valid_tiles
 
 RULES = [STANDARD, PRESETS["four-jokers"], PRESETS["repeated-colours"], RuleSet(jokers=0), RuleSet(min_meld_size=4)]
@@ -61,44 +60,34 @@ def rows(catalogue) -> dict[tuple[int, ...], tuple[int, int]]:
     return found
 
 
-def reference(rules: RuleSet, available: np.ndarray, table: tuple[tuple[Tile, ...], ...]) -> dict:
-    """Every meld the tiles can form (tests.exact's enumeration), an old meld's tiles read as laid."""
-    tiles = as_counter(available)
-    laid: dict[tuple[int, ...], int] = {}
-    for meld in table:
-        key = tuple(int(x) for x in counts(meld))
-        laid[key] = max(laid.get(key, -1), laid_joker_worth(meld, rules))
-    out = {}
-    for option in fitting(rules, tiles):
-        key = tuple(int(x) for x in counts(option.tiles.elements()))
-        worth = laid.get(key, option.joker_worth)
-        real = option.value - option.joker_worth
-        out[key] = (real + worth, worth)
-    return out
+def reference(rules: RuleSet, available: np.ndarray) -> dict:
+    """Every meld the tiles can form (tests.exact's enumeration), at its best reading."""
+    return {
+        tuple(int(x) for x in counts(option.tiles.elements())): (option.value, option.joker_worth)
+        for option in fitting(rules, as_counter(available))
+    }
 
 
 def dealt(seed: int):
     rng = random.Random(seed)
     rules = RULES[seed % len(RULES)]
     position = deal_position(rng, rng.choice([0, 10, 30, 60, 90]), rng.choice([5, 14, 20]), rules)
-    check = check_table(position.table, rules)
-    old = tuple(interpret_as_laid(m, c) for m, c in zip(position.table, check.melds))
-    return rules, position.table, old, counts(position.table_tiles) + counts(position.rack)
+    return rules, position, counts(position.table_tiles) + counts(position.rack)
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_the_catalogue_is_every_meld_the_tiles_can_form(seed: int) -> None:
-    rules, table, old, available = dealt(seed)
-    assert rows(catalogue_for(rules, available, old)) == reference(rules, available, table)
+    rules, _, available = dealt(seed)
+    assert rows(catalogue_for(rules, available)) == reference(rules, available)
 
 
 @pytest.mark.parametrize("seed", range(0, 20, 4))
 def test_with_a_few_free_melds_the_catalogue_is_what_their_tiles_and_the_rack_form(seed: int) -> None:
-    rules, table, old, available = dealt(seed)
+    rules, position, _ = dealt(seed)
     rng = random.Random(seed)
-    free = rng.sample(range(len(old)), len(old) // 3) if old else []
-    tiles = available - sum((usage_of(old[i]) for i in range(len(old)) if i not in free), np.zeros(NUM_KINDS, np.int16))
-    assert rows(catalogue_for(rules, tiles, old)) == reference(rules, tiles, table)
+    free = rng.sample(list(position.table), len(position.table) // 3)
+    tiles = counts([t for meld in free for t in meld]) + counts(position.rack)
+    assert rows(catalogue_for(rules, tiles)) == reference(rules, tiles)
 
 
 @pytest.mark.parametrize("rules", RULES, ids=lambda r: f"{r.name}-{r.jokers}j-min{r.min_meld_size}")
@@ -154,31 +143,18 @@ def test_the_base_catalogue_holds_runs_up_to_its_limit_and_groups() -> None:
     assert base_run_limit(RuleSet(min_meld_size=4)) == 7
 
 
-def test_a_long_run_and_a_meld_of_an_old_melds_tiles_are_candidates() -> None:
+def test_a_long_run_is_a_candidate() -> None:
     # The issue's smallest case: r2 r3 r4 r5 r6 r7 is a candidate, so r4..r7 can stay.
-    old = (run_meld(Colour.RED, 4, 7),)
-    available = usage_of(old[0]) + counts([Tile(Colour.RED, 2), Tile(Colour.RED, 3)])
-    melds = list(catalogue_for(STANDARD, available, old).melds)
-    assert run_meld(Colour.RED, 2, 6) in melds and old[0] in melds
+    available = usage_of(run_meld(Colour.RED, 2, 9))
+    melds = list(catalogue_for(STANDARD, available).melds)
+    assert run_meld(Colour.RED, 2, 6) in melds and run_meld(Colour.RED, 4, 7) in melds
 
 
-def test_another_reading_of_an_old_melds_tiles_gives_way_to_the_meld_as_laid() -> None:
-    # k4 k5 k6 j lies with the joker as k7; k3 k4 k5 k6 (joker k3) is worth less anyway, but
-    # the row of those tiles must read them as laid even where another reading is worth more:
-    # j k5 k6 laid as k4 k5 k6 (a reading worth less than k5 k6 k7).
-    as_laid = run_meld(Colour.BLACK, 4, 3, [0])
-    catalogue = catalogue_for(STANDARD, usage_of(as_laid), (as_laid,))
-    assert list(catalogue.melds) == [as_laid]
-    assert int(catalogue.values[0]) == 15 and int(catalogue.joker_values[0]) == 4
-    without = catalogue_for(STANDARD, usage_of(as_laid), ())
-    assert int(without.values[0]) == 18
-
-
-def test_of_old_melds_with_the_same_tiles_the_most_valuable_reading_is_kept() -> None:
-    low, high = run_meld(Colour.BLUE, 4, 3, [0]), run_meld(Colour.BLUE, 5, 3, [2])
-    catalogue = catalogue_for(STANDARD, usage_of(low) + usage_of(high), (low, high))
-    same = [m for m in catalogue.melds if np.array_equal(usage_of(m), usage_of(low))]
-    assert same == [high]
+def test_a_row_reads_its_jokers_the_way_worth_most() -> None:
+    # j k5 k6: k5 k6 k7 (18), not k4 k5 k6 (15), however an old meld of those tiles lies.
+    catalogue = catalogue_for(STANDARD, usage_of(run_meld(Colour.BLACK, 4, 3, [0])))
+    assert list(catalogue.melds) == [run_meld(Colour.BLACK, 5, 3, [2])]
+    assert (int(catalogue.values[0]), int(catalogue.joker_values[0])) == (18, 7)
 
 
 def test_long_runs_stay_shapes_until_looked_at() -> None:
@@ -193,4 +169,4 @@ def test_long_runs_stay_shapes_until_looked_at() -> None:
 
 
 def test_no_tiles_no_candidates() -> None:
-    assert len(catalogue_for(STANDARD, np.zeros(NUM_KINDS, np.int16), ()).melds) == 0
+    assert len(catalogue_for(STANDARD, np.zeros(NUM_KINDS, np.int16)).melds) == 0
