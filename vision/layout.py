@@ -11,7 +11,7 @@ Table: two tiles are linked when they sit side by side - centres about one tile 
 along the direction across the tile's long side (a tall box links left/right, a wide box -
 a tile turned 90° - links up/down). A near-square box is a tile turned ~45° or an upright tile
 squashed by perspective; the direction to its neighbour says which, and so how far apart touching
-tiles lie (``_turned_step``). Tiles stacked end to end (one tile *height* apart) are not linked,
+tiles lie (``_turned_steps``). Tiles stacked end to end (one tile *height* apart) are not linked,
 so two melds laid one above the other stay apart. A meld is straight: in a group that is not,
 the links that bend it (a diagonal contact between two offset rows, a loose tile at a corner)
 are cut. Linked tiles form a meld, ordered along its main axis: left to right, or top to bottom
@@ -43,7 +43,7 @@ _ORIENTED = 1.15
 _NEAR_SQUARE = 1.25
 #: Largest centre distance, in tile widths, for two tiles to count as side by side (touching: 1.0).
 _MAX_STEP = 1.2
-#: The same for near-square boxes, in widths of the tile they would be (see ``_turned_step``).
+#: The same for near-square boxes, in widths of the tile they would be (see ``_turned_steps``).
 _MAX_STEP_TURNED = 1.1
 #: The aspect a near-square box's tile is taken to have (1.0-1.35 between squashed and upright).
 _SQUASHED_ASPECT = 1.2
@@ -67,29 +67,19 @@ def _tile_widths(dets: Detections) -> np.ndarray:
     return short / (1.0 + 0.2 * squareness)
 
 
-def _turned_step(dets: Detections, i: int, j: int) -> float:
-    """Centre distance of two near-square boxes in widths of the tile they would be, lying side by side.
+def _turned_steps(dx: np.ndarray, dy: np.ndarray, widths: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """Centre distance of pairs of near-square boxes in widths of the tile they would be, side by side.
 
-    A near-square box is a tile turned ~45°, or an upright tile squashed by perspective; which,
-    the direction between the two centres says. For tiles of width w and (apparent) aspect a
-    turned by t, the box's extent along the meld is w (1 + a sin 2t): w itself along a row or
-    column of squashed tiles, about w (1 + a) along a diagonal. Touching tiles give 1.0.
+    ``dx``, ``dy`` are the pairs' centre offsets; ``widths`` and ``heights`` the pairs' mean box
+    width and height. A near-square box is a tile turned ~45°, or an upright tile squashed by
+    perspective; which, the direction between the two centres says. For tiles of width w and
+    (apparent) aspect a turned by t, the box's extent along the meld is w (1 + a sin 2t): w itself
+    along a row or column of squashed tiles, about w (1 + a) along a diagonal. Touching tiles give 1.0.
     """
-    dx, dy = dets.centers[j] - dets.centers[i]
-    angle = float(np.arctan2(abs(dy), abs(dx)))
-    turn = min(angle, np.pi / 2 - angle)
-    extent = np.cos(angle) * (dets.widths[i] + dets.widths[j]) / 2 + np.sin(angle) * (dets.heights[i] + dets.heights[j]) / 2
-    return float(np.hypot(dx, dy) * (1 + _SQUASHED_ASPECT * np.sin(2 * turn)) / max(extent, 1e-6))
-
-
-def _oriented_link(dets: Detections, widths: np.ndarray, i: int, j: int, wide: bool) -> bool:
-    """Two tall boxes side by side in a row, or (``wide``) two wide boxes in a column."""
-    dx, dy = dets.centers[j] - dets.centers[i]
-    along, across = (dy, dx) if wide else (dx, dy)
-    long_sides = dets.widths if wide else dets.heights
-    if np.hypot(dx, dy) > _MAX_STEP * (widths[i] + widths[j]) / 2:
-        return False
-    return abs(across) <= _MAX_SHIFT * (long_sides[i] + long_sides[j]) / 2 and abs(along) >= abs(across)
+    angle = np.arctan2(np.abs(dy), np.abs(dx))
+    turn = np.minimum(angle, np.pi / 2 - angle)
+    extent = np.cos(angle) * widths + np.sin(angle) * heights
+    return np.hypot(dx, dy) * (1 + _SQUASHED_ASPECT * np.sin(2 * turn)) / np.maximum(extent, 1e-6)
 
 
 def _links(dets: Detections) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
@@ -98,28 +88,31 @@ def _links(dets: Detections) -> tuple[list[tuple[int, int]], set[tuple[int, int]
     Boxes clearly taller than wide (or wider than tall) show which way their meld runs; a pair of
     them must sit along that way. Other pairs - near-square boxes, or oriented ones that fail that
     test but are nearly square (a sheared or foreshortened photo) - link when their distance fits
-    tiles lying side by side (``_turned_step``); such links are *weak*.
+    tiles lying side by side (``_turned_steps``); such links are *weak*. Every pair is judged at
+    once (numpy over the upper triangle), in the order ``(i, j)``, ``i < j``.
     """
     widths = _tile_widths(dets)
     w, h = dets.widths, dets.heights
+    centers = dets.centers
     aspect = np.maximum(w, h) / np.maximum(np.minimum(w, h), 1e-6)
-    links: list[tuple[int, int]] = []
-    weak: set[tuple[int, int]] = set()
-    for i in range(len(dets)):
-        for j in range(i + 1, len(dets)):
-            tall = h[i] > w[i] * _ORIENTED and h[j] > w[j] * _ORIENTED
-            wide = w[i] > h[i] * _ORIENTED and w[j] > h[j] * _ORIENTED
-            if (tall or wide) and _oriented_link(dets, widths, i, j, wide):
-                links.append((i, j))
-                continue
-            if (tall or wide) and max(aspect[i], aspect[j]) > _NEAR_SQUARE:
-                continue
-            if min(aspect[i], aspect[j]) > _ORIENTED and (h[i] > w[i]) != (h[j] > w[j]):
-                continue  # one tile upright, the other turned: not the same meld
-            if _turned_step(dets, i, j) <= _MAX_STEP_TURNED:
-                links.append((i, j))
-                weak.add((i, j))
-    return links, weak
+    i, j = np.triu_indices(len(dets), k=1)
+    dx, dy = centers[j, 0] - centers[i, 0], centers[j, 1] - centers[i, 1]
+    is_tall, is_wide = h > w * _ORIENTED, w > h * _ORIENTED
+    tall, wide = is_tall[i] & is_tall[j], is_wide[i] & is_wide[j]
+    oriented = tall | wide
+    # Oriented pairs: a row of tall boxes runs along x, a column of wide boxes along y.
+    along, across = np.where(wide, dy, dx), np.where(wide, dx, dy)
+    long_sides = np.where(wide, w[i] + w[j], h[i] + h[j]) / 2
+    near = np.hypot(dx, dy) <= _MAX_STEP * (widths[i] + widths[j]) / 2
+    side_by_side = oriented & near & (np.abs(across) <= _MAX_SHIFT * long_sides) & (np.abs(along) >= np.abs(across))
+    # The rest link on distance alone, unless they are clearly oriented or clearly turned apart.
+    clearly_oriented = oriented & (np.maximum(aspect[i], aspect[j]) > _NEAR_SQUARE)
+    upright_and_turned = (np.minimum(aspect[i], aspect[j]) > _ORIENTED) & ((h[i] > w[i]) != (h[j] > w[j]))
+    steps = _turned_steps(dx, dy, (w[i] + w[j]) / 2, (h[i] + h[j]) / 2)
+    weak = ~side_by_side & ~clearly_oriented & ~upright_and_turned & (steps <= _MAX_STEP_TURNED)
+    chosen = np.flatnonzero(side_by_side | weak)
+    links = [(int(i[k]), int(j[k])) for k in chosen]
+    return links, {(int(i[k]), int(j[k])) for k in np.flatnonzero(weak)}
 
 
 def _components(n: int, links: list[tuple[int, int]]) -> list[list[int]]:
