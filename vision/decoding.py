@@ -96,9 +96,15 @@ def _best_first(log_probs: np.ndarray, settings: DecodingSettings) -> list[tuple
     """Readings of one meld, most probable first, within the window and the reading budget."""
     n = log_probs.shape[0]
     k = min(settings.top_k, log_probs.shape[1])
-    order = np.argsort(-log_probs, axis=1, kind="stable")[:, :k]
-    sorted_lp = np.take_along_axis(log_probs, order, axis=1)
-    best = float(sorted_lp[:, 0].sum())
+    order_array = np.argsort(-log_probs, axis=1, kind="stable")[:, :k]
+    best = float(np.take_along_axis(log_probs, order_array, axis=1)[:, 0].sum())
+    # Python lists: the search below indexes single entries, which numpy does slowly.
+    order = order_array.tolist()
+    sorted_lp = np.take_along_axis(log_probs, order_array, axis=1).tolist()
+    # A label further below its tile's best than the window allows can only be in readings under
+    # the floor, which are never returned: each tile's search stops at its last label in reach.
+    reach = math.log(settings.window) - 1e-9
+    ranks_in_reach = [sum(1 for lp in row if lp - row[0] >= reach) for row in sorted_lp]
     floor = best + math.log(settings.window)
     start = (0,) * n
     heap = [(-best, start)]
@@ -108,13 +114,13 @@ def _best_first(log_probs: np.ndarray, settings: DecodingSettings) -> list[tuple
         neg, ranks = heapq.heappop(heap)
         if -neg < floor:
             break
-        found.append((tuple(int(order[i, r]) for i, r in enumerate(ranks)), -neg))
+        found.append((tuple(order[i][r] for i, r in enumerate(ranks)), -neg))
         for i in range(n):
-            if ranks[i] + 1 < k:
+            if ranks[i] + 1 < ranks_in_reach[i]:
                 nxt = ranks[:i] + (ranks[i] + 1,) + ranks[i + 1 :]
                 if nxt not in seen:
                     seen.add(nxt)
-                    score = -neg - sorted_lp[i, ranks[i]] + sorted_lp[i, ranks[i] + 1]
+                    score = -neg - sorted_lp[i][ranks[i]] + sorted_lp[i][ranks[i] + 1]
                     heapq.heappush(heap, (-score, nxt))
     return found
 
