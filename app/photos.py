@@ -116,12 +116,13 @@ PREVIEW_PX = 1600
 PREVIEW_JPEG_QUALITY = 85
 
 
-def _preview(image: np.ndarray) -> tuple[bytes, float]:
+def _preview(image: np.ndarray, reading: Any) -> tuple[bytes, float]:
     """The annotated photo as a JPEG at most :data:`PREVIEW_PX` on its longer side, and its scale."""
+    import vision
+
     scale = min(1.0, PREVIEW_PX / max(image.shape[:2]))
-    if scale < 1.0:
-        image = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, PREVIEW_JPEG_QUALITY])
+    annotated = vision.annotate(image, reading, scale=scale)
+    ok, encoded = cv2.imencode(".jpg", annotated, [cv2.IMWRITE_JPEG_QUALITY, PREVIEW_JPEG_QUALITY])
     if not ok:  # pragma: no cover - OpenCV encodes any BGR uint8 array
         raise PhotoError("could not draw the annotated photo")
     return encoded.tobytes(), scale
@@ -171,7 +172,7 @@ def read_photo(data: bytes, kind: str, rules: RuleSet, lang: str = "en") -> Phot
     profile, profile_note = _active_profile(lang)
     try:
         reading = vision.read(image, kind=kind, rules=rules, **({"profile": profile} if profile is not None else {}))
-        annotated, scale = _preview(vision.annotate(image, reading))
+        annotated, scale = _preview(image, reading)
     except ImageError as err:
         raise PhotoError(err.message, **err.params) from err
     except Exception as err:  # noqa: BLE001 - never a traceback on screen; the log keeps it

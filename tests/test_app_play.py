@@ -283,7 +283,7 @@ def fake_read(image, kind="table", rules=None):
     return FakeReading(tiles, ((0, 1, 2), (3, 4, 5)), ("one tile was hard to read",))
 
 
-def fake_annotate(image, reading):
+def fake_annotate(image, reading, scale=1.0):
     return np.zeros((20, 30, 3), np.uint8)
 
 

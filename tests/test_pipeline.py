@@ -43,6 +43,19 @@ def test_annotate_draws_each_box_in_its_confidence_colour():
     assert len(colours) == 3
 
 
+def test_annotate_at_a_smaller_scale_draws_the_boxes_where_the_tiles_are_in_the_smaller_photo():
+    image = np.full((100, 200, 3), 128, np.uint8)
+    reading = _reading()
+    out = annotate(image, reading, scale=0.5)
+    assert out.shape == (50, 100, 3)
+    for tile in reading.tiles:
+        x1, y1, x2, y2 = (int(round(v * 0.5)) for v in tile.box)
+        assert tuple(out[y2, (x1 + x2) // 2]) == tile_colour(tile)
+    for bad in (0.0, -1.0, 1.5):
+        with pytest.raises(ValueError):
+            annotate(image, reading, scale=bad)
+
+
 def test_read_refuses_unknown_kinds_and_bad_arrays():
     with pytest.raises(ValueError):
         read(np.zeros((10, 10, 3), np.uint8), kind="floor")

@@ -191,14 +191,21 @@ def tile_colour(tile: ReadTile) -> tuple[int, int, int]:
     return _SURE
 
 
-def annotate(image: ImageSource, reading: Reading) -> np.ndarray:
-    """A copy of the photo with each tile's box and name (short notation and confidence)."""
-    canvas = _as_image(image).copy()
+def annotate(image: ImageSource, reading: Reading, scale: float = 1.0) -> np.ndarray:
+    """A copy of the photo with each tile's box and name (short notation and confidence).
+
+    ``scale`` < 1 draws on the photo scaled down first (a preview for a screen: drawing on the
+    full 12 MP photo and then shrinking it costs more and leaves the names thin).
+    """
+    if not 0.0 < scale <= 1.0:
+        raise ValueError(f"scale must be in (0, 1], got {scale}")
+    photo = _as_image(image)
+    canvas = photo.copy() if scale == 1.0 else cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
     height, width = canvas.shape[:2]
     thickness = max(1, round(max(height, width) / 600))
     font_scale = max(0.4, max(height, width) / 1600)
     for tile in reading.tiles:
-        x1, y1, x2, y2 = (int(round(v)) for v in tile.box)
+        x1, y1, x2, y2 = (int(round(v * scale)) for v in tile.box)
         colour = tile_colour(tile)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
         label = f"{tile.tile.short} {tile.confidence * 100:.0f}%"
