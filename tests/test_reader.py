@@ -20,12 +20,15 @@ from vision.crops import (
 )
 from vision.model_files import ModelFile, model_path
 from vision.reader import (
+    FIRST_MARGIN,
     NOT_TILE,
+    READ_PADS,
     ReaderModelError,
     TileReader,
     class_order,
     classify,
     read_crops,
+    read_views,
 )
 
 # --- crops -----------------------------------------------------------------------------------
@@ -169,6 +172,45 @@ def test_a_not_tile_class_is_reported_apart_and_tiles_renormalised():
     assert np.allclose(read.probs.sum(axis=1), 1.0)
     assert read.probs[0].argmax() == 0
     assert read.embeddings.shape == (2, 2) and read.embeddings[0, 0] == pytest.approx(1.0)
+
+
+class _BrightnessSession(_MeanColourSession):
+    """A stand-in session that reads a crop by its mean brightness m and counts what it saw:
+    m >= 0.9 is surely class 0 (0.99); darker crops are class 1 with probability 0.3 + 0.5 m."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.crops_seen = 0
+
+    def run(self, _outputs, feeds):
+        batch = feeds["images"]
+        self.crops_seen += len(batch)
+        m = batch.mean(axis=(1, 2, 3))
+        probs = np.empty((len(batch), self.classes), np.float32)
+        top = np.where(m >= 0.9, 0.99, 0.3 + 0.5 * m)
+        probs[:] = ((1 - top) / (self.classes - 1))[:, None]
+        probs[m >= 0.9, 0] = 0.99
+        probs[m < 0.9, 1] = top[m < 0.9]
+        return [probs, np.stack([m, np.ones(len(batch))], axis=1).astype(np.float32)]
+
+
+def test_sure_tiles_are_read_at_one_margin_and_doubtful_ones_at_every_margin():
+    session = _BrightnessSession()
+    reader = TileReader(ModelFile(Path("stand-in.onnx"), session, tuple(map(str, range(NUM_KINDS))), 16, 1), 16, tuple(range(NUM_KINDS)))
+    margins = len(READ_PADS)
+    views = np.zeros((margins, 2, 16, 16, 3), np.uint8)
+    views[:, 0] = 255  # tile 0: bright at every margin, sure at the first look
+    views[:, 1] = 153  # tile 1: m = 0.6 at the other margins ...
+    views[FIRST_MARGIN, 1] = 51  # ... and m = 0.2 at the first: doubtful
+    read = read_views(views, reader)
+    assert session.crops_seen == 4 * 2 + 4 * (margins - 1)  # four turns each; only tile 1 again
+    assert read.probs[0, 0] == pytest.approx(0.99)
+    assert read.probs[1, 1] == pytest.approx((0.3 + 0.5 * 0.2 + (margins - 1) * (0.3 + 0.5 * 0.6)) / margins, abs=1e-5)
+    assert np.allclose(read.probs.sum(axis=1), 1.0)
+    assert read.embeddings[1, 0] == pytest.approx((0.2 + (margins - 1) * 0.6) / margins, abs=1e-5)
+    assert read.embeddings[0, 0] == pytest.approx(1.0)
+    empty = read_views(np.zeros((margins, 0, 16, 16, 3), np.uint8), reader)
+    assert empty.probs.shape == (0, NUM_KINDS) and empty.tile_prob.shape == (0,)
 
 
 def test_class_order_takes_one_not_tile_class_at_most():
