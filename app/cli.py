@@ -93,7 +93,7 @@ import contextlib
 import json
 import os
 import sys
-from typing import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence
 
 from solver.explain import describe_steps, problem_text
 from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES, error_text, tile_label, tr
@@ -123,8 +123,14 @@ from solver.suggestion import RACK, Action, NewMeld, Suggestion
 from solver.table import InvalidTableError, TableCheck, check_table
 from solver.tiles import NotationError, Tile, parse_melds, parse_tiles
 
+from vision.reading import Reading, ReadingKind
+
 from . import cli_profiles
+from .photo_reading import InputSource, PhotoError, PhotoFailure, PhotoRead, choose_input
 from .rules_text import pool_label, preset_label, rules_summary, unmelded_label
+
+if TYPE_CHECKING:
+    from vision.profiles import TileProfile
 
 EXIT_OK = 0
 EXIT_INVALID_TABLE = 1
@@ -435,7 +441,7 @@ def _run_solve(args: argparse.Namespace) -> int:
     if args.json:
         data = solve_json(suggestion, steps)
         if readings:
-            data["readings"] = {name: r.to_json(args.lang) for name, r in readings.items()}
+            data["readings"] = {kind.value: r.to_json(args.lang) for kind, r in readings.items()}
         _emit_json(data)
     else:
         _emit(solve_text(suggestion, steps, args.lang))
@@ -755,29 +761,32 @@ def _library_output_to_stderr() -> Iterator[None]:
             os.close(saved)
 
 
-def _read_photo(path: str, kind: str, rules: RuleSet, args: argparse.Namespace, profile=None):
-    """The photo at ``path`` and its reading (adapted by a tile ``profile``); bad photos and
-    missing models become one clear message."""
+def _read_photo(path: str, kind: ReadingKind, rules: RuleSet, args: argparse.Namespace, profile: TileProfile | None = None) -> PhotoRead:
+    """The photo at ``path`` read (adapted by a tile ``profile``); a photo that cannot be read
+    is one clear message."""
     with _library_output_to_stderr():
-        import vision
-        from vision.images import MAX_PHOTO_MB, FileTooLargeError, ImageError, load_image
-        from vision.model_files import ModelFileError
+        from vision.images import MAX_PHOTO_MB
+
+        from .photo_reading import read_photo
 
         megabytes = MAX_PHOTO_MB if args.max_photo_mb is None else args.max_photo_mb
         try:
-            image = load_image(path, max_bytes=max(1, int(megabytes * 1024 * 1024)))
-        except ImageError as err:
-            reason = error_text(err, args.lang)
-            if isinstance(err, FileTooLargeError):
-                reason += " " + tr("(--max-photo-mb raises the limit)", args.lang)
-            raise CliInputError(tr("cannot read the photo {path}: {reason}", args.lang, path=path, reason=reason)) from err
-        try:
-            return image, vision.read(image, kind=kind, rules=rules, profile=profile)
-        except ModelFileError as err:
-            raise CliInputError(tr("photo reading is not available: {reason}", args.lang, reason=error_text(err, args.lang))) from err
+            return read_photo(path, kind, rules, profile, max_bytes=max(1, int(megabytes * 1024 * 1024)))
+        except PhotoError as err:
+            raise _photo_input_error(err, path, args.lang) from err
 
 
-def _profile(args: argparse.Namespace):
+def _photo_input_error(err: PhotoError, path: str, lang: str) -> CliInputError:
+    """``err`` in the CLI's words: which file, and how to raise the size limit."""
+    reason = error_text(err, lang)
+    if err.failure is PhotoFailure.UNAVAILABLE:
+        return CliInputError(reason)
+    if err.failure is PhotoFailure.TOO_LARGE:
+        reason += " " + tr("(--max-photo-mb raises the limit)", lang)
+    return CliInputError(tr("cannot read the photo {path}: {reason}", lang, path=path, reason=reason))
+
+
+def _profile(args: argparse.Namespace) -> TileProfile | None:
     """The tile profile ``--tiles`` names (None without it); missing models become one clear message."""
     from vision.model_files import ModelFileError
 
@@ -787,7 +796,7 @@ def _profile(args: argparse.Namespace):
         raise CliInputError(tr("photo reading is not available: {reason}", args.lang, reason=error_text(err, args.lang))) from err
 
 
-def _reading_text(reading, lang: str) -> str:
+def _reading_text(reading: Reading, lang: str) -> str:
     """Melds (table) or tiles (rack) in words; ``?`` marks a tile to check, ``*`` one the rules corrected."""
 
     def label(i: int) -> str:
@@ -804,17 +813,19 @@ def _reading_text(reading, lang: str) -> str:
 
 
 def _run_read(args: argparse.Namespace) -> int:
-    image, reading = _read_photo(args.photo, args.kind, rules_from(args), args, _profile(args))
+    photo = _read_photo(args.photo, ReadingKind(args.kind), rules_from(args), args, _profile(args))
+    reading = photo.reading
     if not reading.tiles:
         raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.photo))
     if args.annotated:
         with _library_output_to_stderr():
             import cv2
-            from vision import annotate
+
+            from .photo_reading import annotate
 
             try:
-                written = cv2.imwrite(args.annotated, annotate(image, reading))
-            except cv2.error:
+                written = cv2.imwrite(args.annotated, annotate(photo))
+            except (cv2.error, PhotoError):
                 written = False
         if not written:
             raise CliInputError(tr("cannot write the annotated photo to {path}", args.lang, path=args.annotated))
@@ -825,36 +836,46 @@ def _run_read(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _photo_position(args: argparse.Namespace, rules: RuleSet) -> tuple[Position, dict[str, object]]:
+def _photo_position(args: argparse.Namespace, rules: RuleSet) -> tuple[Position, dict[ReadingKind, Reading]]:
     """The position from ``--table``/``--table-photo`` and ``--rack``/``--rack-photo``, and the readings."""
-    if args.table_photo and args.table:
+    table_from = choose_input(bool(args.table_photo), args.table)
+    rack_from = choose_input(bool(args.rack_photo), args.rack)
+    if table_from.text_ignored:
         raise CliInputError(tr("give the table as --table or --table-photo, not both", args.lang))
-    if args.rack_photo and args.rack is not None:
+    if rack_from.text_ignored:
         raise CliInputError(tr("give your rack as --rack or --rack-photo, not both", args.lang))
     if not args.rack_photo and args.rack is None:
         raise CliInputError(tr("the following arguments are required: --rack (or --rack-photo)", args.lang))
     if args.tiles is not None and not (args.table_photo or args.rack_photo):
         raise CliInputError(tr("--tiles applies to photos: give --table-photo or --rack-photo", args.lang))
     profile = _profile(args)
-    readings: dict[str, object] = {}
+    readings: dict[ReadingKind, Reading] = {}
     table = parse_melds(args.table)
-    if args.table_photo:
-        _, reading = _read_photo(args.table_photo, "table", rules, args, profile)
-        readings["table"] = reading
+    if table_from.source is InputSource.PHOTO:
+        reading = _read_photo(args.table_photo, ReadingKind.TABLE, rules, args, profile).reading
+        readings[ReadingKind.TABLE] = reading
         table = reading.table_melds()
-    if args.rack_photo:
-        _, reading = _read_photo(args.rack_photo, "rack", rules, args, profile)
+    if rack_from.source is InputSource.PHOTO:
+        reading = _read_photo(args.rack_photo, ReadingKind.RACK, rules, args, profile).reading
         if not reading.tiles:
             raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.rack_photo))
-        readings["rack"] = reading
+        readings[ReadingKind.RACK] = reading
         rack = reading.rack()
     else:
         rack = parse_tiles(args.rack)
-    for name, reading in readings.items():
-        for message in reading.messages(args.lang):  # type: ignore[attr-defined]
-            print(tr("{photo} photo: {message}", args.lang, photo=tr(name, args.lang), message=message), file=sys.stderr)
+    for kind, reading in readings.items():
+        for message in reading.messages(args.lang):
+            print(_photo_note(kind, message, args.lang), file=sys.stderr)
     position = Position(table=table, rack=rack, initial_meld_done=not args.first_turn, rules=rules)
     return position, readings
+
+
+def _photo_note(kind: ReadingKind, message: str, lang: str) -> str:
+    """A reading problem, saying which photo it is about (a whole sentence per photo, so that
+    languages translate "table photo" and "rack photo" each in its own way)."""
+    if kind is ReadingKind.TABLE:
+        return tr("table photo: {message}", lang, message=message)
+    return tr("rack photo: {message}", lang, message=message)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The app's tile profiles: which one the session uses, loading it once, and what a correction teaches.
 
 The profile chosen on the *My tiles* page lives in session state under :data:`ACTIVE` (a name;
-none chosen: the reader alone) and applies to every photo any page reads (:func:`app.photos.read_photo`
+none chosen: the reader alone) and applies to every photo any page reads (:func:`app.photos.read_upload`
 asks :func:`active_profile`). A loaded profile is cached per file and change time, so reading a
 photo does not reload it. :func:`corrections` is pure: what the player changed on a photo tile.
 """

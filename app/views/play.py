@@ -15,7 +15,8 @@ import solver
 from app import components as ui
 from app import state, tile_profiles
 from app.editing import Chip, Layout, Reading, keeps_fixes, new_reading
-from app.photos import PhotoError, read_photo
+from app.photo_reading import InputSource, PhotoError, choose_input
+from app.photos import read_upload
 from app.rules_text import rules_summary
 from solver.explain import problem_text
 from solver.i18n import error_text, tile_label, tr
@@ -23,6 +24,7 @@ from solver.rules import ImpossibleStateError, RuleSet, check_tile_limits
 from solver.state import Objective, Position
 from solver.suggestion import RACK, Action, Suggestion
 from solver.tiles import NotationError, Tile, parse_melds, parse_tiles
+from vision.reading import ReadingKind
 
 READING = "play_reading"
 ANSWER = "play_answer"
@@ -96,35 +98,36 @@ def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...
     errors: list[str] = []
     melds: tuple = ()
     rack: tuple = ()
-    sources = [("table", table_photo, table_text), ("rack", rack_photo, rack_text)]
+    sources = [(ReadingKind.TABLE, table_photo, table_text), (ReadingKind.RACK, rack_photo, rack_text)]
     for kind, photo, text in sources:
-        if photo is not None:
-            if text.strip():
-                notes.append(says(kind, "photo-wins"))
+        choice = choose_input(photo is not None, text)
+        if choice.text_ignored:
+            notes.append(says(kind.value, "photo-wins"))
+        if choice.source is InputSource.PHOTO:
             try:
-                with st.spinner(says(kind, "reading")):
-                    reading = read_photo(photo, kind, rules, lang)
+                with st.spinner(says(kind.value, "reading")):
+                    reading = read_upload(photo, kind, rules, lang)
             except PhotoError as err:
-                errors.append(says(kind, "unreadable", reason=error_text(err, lang)))
+                errors.append(says(kind.value, "unreadable", reason=error_text(err, lang)))
                 continue
             if reading.tile_count == 0:
-                errors.append(says(kind, "no-tiles"))
+                errors.append(says(kind.value, "no-tiles"))
                 continue
-            photos[kind] = reading.annotated_jpeg
-            samples[kind] = reading.samples
-            notes.extend(ui.plain(problem) for problem in reading.problems)
-            if kind == "table":
+            photos[kind.value] = reading.annotated_jpeg
+            samples[kind.value] = reading.samples
+            notes.extend(ui.plain(note) for note in reading.notes)
+            if kind is ReadingKind.TABLE:
                 melds = reading.rows
             else:
                 rack = tuple(c for row in reading.rows for c in row)
-        elif text.strip():
+        elif choice.source is InputSource.TEXT:
             try:
-                if kind == "table":
+                if kind is ReadingKind.TABLE:
                     melds = tuple(tuple(Chip(t) for t in m) for m in parse_melds(text))
                 else:
                     rack = tuple(Chip(t) for t in parse_tiles(text))
             except NotationError as err:
-                errors.append(says(kind, "notation", reason=ui.notation_error_text(err, lang)))
+                errors.append(says(kind.value, "notation", reason=ui.notation_error_text(err, lang)))
     if errors:
         for message in errors:
             st.error(ui.plain(message))

@@ -11,7 +11,8 @@ import streamlit as st
 from app import components as ui
 from app import state
 from app.codec import describe_outcome, score_sheet_csv
-from app.photos import PhotoError, read_photo
+from app.photo_reading import PhotoError
+from app.photos import read_upload
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
 from solver.i18n import error_text, tr
@@ -19,6 +20,7 @@ from solver.players import MAX_PLAYERS
 from solver.rules import UnmeldedScoring
 from solver.scoring import PlayerRack, PoolExhausted, RoundResult, ScoringError, WentOut, score_round
 from solver.tiles import NotationError, format_tiles, parse_tiles
+from vision.reading import ReadingKind
 
 GAME = "score_game_id"
 GAME_PICKER = "score_game"
@@ -137,7 +139,7 @@ for i, player in enumerate(game.players):
         if photo is not None and st.button(tr("Read the photo", lang), key=f"{form}_read_{i}"):
             try:
                 with st.spinner(tr("Reading the rack…", lang)):
-                    reading = read_photo(photo, "rack", game.rules, lang)
+                    reading = read_upload(photo, ReadingKind.RACK, game.rules, lang)
             except PhotoError as err:
                 st.error(ui.plain(tr("The photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
             else:

@@ -11,12 +11,14 @@ import streamlit as st
 
 from app import components as ui
 from app import state
-from app.photos import PhotoError, read_photo
+from app.photo_reading import InputSource, PhotoError, PhotoFailure, choose_input
+from app.photos import read_upload
 from app.rules_text import rules_summary
 from app.turn_reading import TURN_START, TableReading, from_photo, from_text, highlight, melds_html, spot_boxes
 from solver.i18n import error_text, tile_label, tr
 from solver.tiles import NotationError, parse_tiles
 from solver.turn_check import Side, TurnCheck, TurnCheckError, check_turn
+from vision.reading import ReadingKind
 
 RESULT = "turn_result"
 
@@ -50,15 +52,16 @@ def says(side: str, message: str, **params: object) -> str:
 
 def read_table(side: str, photo: bytes | None, text: str) -> TableReading | None:
     """The table from the photo (it wins over typing) or the typed melds; ``None`` after a message."""
+    source = choose_input(photo is not None, text).source
     try:
-        if photo is not None:
+        if source is InputSource.PHOTO:
             with st.spinner(tr("Reading the photo…", lang)):
-                reading = from_photo(read_photo(photo, "table", rules, lang))
+                reading = from_photo(read_upload(photo, ReadingKind.TABLE, rules, lang))
             if reading.tile_count == 0:
                 st.error(ui.plain(says(side, "no-tiles")))
                 return None
             return reading
-        if text.strip():
+        if source is InputSource.TEXT:
             return from_text(text)
     except PhotoError as err:
         st.error(ui.plain(says(side, "unreadable", reason=error_text(err, lang))))
@@ -71,14 +74,15 @@ def read_table(side: str, photo: bytes | None, text: str) -> TableReading | None
 
 
 def read_rack(photo: bytes | None, text: str) -> tuple | None:
-    """The player's rack from the photo or the typed tiles; ``None`` when neither is given.
-    Raises :class:`PhotoError` or :class:`NotationError`."""
-    if photo is not None:
-        reading = read_photo(photo, "rack", rules, lang)
+    """The player's rack from the photo (it wins over typing) or the typed tiles; ``None`` when
+    neither is given. Raises :class:`PhotoError` or :class:`NotationError`."""
+    source = choose_input(photo is not None, text).source
+    if source is InputSource.PHOTO:
+        reading = read_upload(photo, ReadingKind.RACK, rules, lang)
         if reading.tile_count == 0:
-            raise PhotoError("no tiles found on the photo")
+            raise PhotoError("no tiles found on the photo", failure=PhotoFailure.NO_TILES)
         return tuple(chip.tile for row in reading.rows for chip in row)
-    return parse_tiles(text) if text.strip() else None
+    return parse_tiles(text) if source is InputSource.TEXT else None
 
 
 # --- 1. the start of the turn ------------------------------------------------------------------
