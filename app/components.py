@@ -15,6 +15,7 @@ from typing import Callable, Sequence
 
 import streamlit as st
 
+from solver.explain import joker_label, notation_error_text
 from solver.i18n import tile_label, tr
 from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_tiles
 
@@ -123,7 +124,7 @@ def chip_html(tile: Tile, lang: str, style: ChipStyle = ChipStyle(), note: str =
     sub = ""
     if style.stands_for is not None:
         sub = f"<small>={html.escape(style.stands_for.short)}</small>"
-        title = tr("joker ({tile})", lang, tile=tile_label(style.stands_for, lang))
+        title = joker_label(style.stands_for, lang)
     if note:
         title = f"{title} — {note}"
     return (
@@ -180,10 +181,6 @@ def legend(lang: str, kinds: Sequence[str]) -> None:
         flags = " ".join(f"rk-{flag}" for flag in samples if getattr(style, flag))
         parts.append(f'<span class="rk-key {flags}"></span><span class="rk-label">{html.escape(text)}</span>')
     show_html(f'<div class="rk-row rk-legend">{"".join(parts)}</div>')
-
-
-def notation_error_text(err: NotationError, lang: str) -> str:
-    return tr("cannot read tile {token!r} ({reason})", lang, token=err.token, reason=tr(err.reason, lang))
 
 
 # --- inputs ----------------------------------------------------------------------------------

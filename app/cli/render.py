@@ -9,7 +9,16 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from solver.explain import problem_text
+from solver.explain import (
+    impossible_tiles_text,
+    new_meld_label,
+    no_move_text,
+    notation_error_text,
+    play_summary,
+    problem_text,
+    tiles_label,
+    time_limit_note,
+)
 from solver.i18n import DEFAULT_LANGUAGE, error_text, tile_label, tr
 from solver.melds import MeldCheck
 from solver.rules import ImpossibleStateError, RulesError, UnmeldedScoring
@@ -33,11 +42,11 @@ def emit_json(data: object) -> None:
 def describe_error(err: Exception, lang: str = DEFAULT_LANGUAGE) -> str:
     """One line for the user about what is wrong with the input."""
     if isinstance(err, NotationError):
-        return tr("cannot read tile {token!r} ({reason})", lang, token=err.token, reason=tr(err.reason, lang))
+        return notation_error_text(err, lang)
     if isinstance(err, ImpossibleStateError):
-        return _impossible(err, lang)
+        return impossible_tiles_text(err.tiles, lang)
     if isinstance(err, ScoringError) and isinstance(err.__cause__, ImpossibleStateError):
-        return _impossible(err.__cause__, lang)
+        return impossible_tiles_text(err.__cause__.tiles, lang)
     if isinstance(err, InvalidTableError):
         return _invalid_table(err.check, lang)
     if isinstance(err, RulesError):
@@ -47,25 +56,16 @@ def describe_error(err: Exception, lang: str = DEFAULT_LANGUAGE) -> str:
     return error_text(err, lang)
 
 
-def _impossible(err: ImpossibleStateError, lang: str) -> str:
-    tiles = ", ".join(tile_label(t, lang) for t in err.tiles)
-    return tr("impossible tiles: more copies of {tiles} than the game has", lang, tiles=tiles)
-
-
 def _invalid_table(check: TableCheck, lang: str) -> str:
     melds = "; ".join(
         tr(
             "meld {index} [{tiles}]: {reasons}", lang,
-            index=i + 1, tiles=_label_list(check.melds[i].tiles, lang),
+            index=i + 1, tiles=tiles_label(check.melds[i].tiles, lang),
             reasons=", ".join(problem_text(p, lang) for p in check.melds[i].problems),
         )
         for i in check.invalid
     )
     return tr("the table has invalid melds (see rummikub check): {melds}", lang, melds=melds)
-
-
-def _label_list(tiles: Sequence[Tile], lang: str) -> str:
-    return ", ".join(tile_label(t, lang) for t in tiles)
 
 
 def solve_json(suggestion: Suggestion, steps: Sequence[str]) -> dict[str, object]:
@@ -94,21 +94,15 @@ def _new_meld_json(new: NewMeld) -> dict[str, object]:
 def solve_text(suggestion: Suggestion, steps: Sequence[str], lang: str) -> str:
     rules = rules_summary(suggestion.position.rules, lang)
     if suggestion.action is Action.DRAW:
-        return "\n".join([tr("No legal move: draw a tile.", lang), rules])
+        return "\n".join([no_move_text(lang), rules])
     lines = [
-        tr(
-            "Play {count} tile(s) worth {value} points: {tiles}",
-            lang,
-            count=suggestion.tiles_placed,
-            value=suggestion.value_placed,
-            tiles=_label_list(suggestion.played, lang),
-        ),
+        play_summary(suggestion, lang),
         "",
         tr("Steps:", lang),
     ]
     lines += [f"  {i}. {step}" for i, step in enumerate(steps, 1)]
     lines += ["", tr("New table (* = from your rack):", lang)]
-    lines += [f"  {i}. {_meld_text(m, lang)}" for i, m in enumerate(suggestion.new_table, 1)]
+    lines += [f"  {i}. {new_meld_label(m, lang)}" for i, m in enumerate(suggestion.new_table, 1)]
     lines += [
         "",
         tr(
@@ -119,19 +113,9 @@ def solve_text(suggestion: Suggestion, steps: Sequence[str], lang: str) -> str:
         ),
     ]
     if not suggestion.optimal:
-        lines.append(tr("The solver hit its time limit: this move may not be the best.", lang))
+        lines.append(time_limit_note(lang))
     lines.append(rules)
     return "\n".join(lines)
-
-
-def _meld_text(new: NewMeld, lang: str) -> str:
-    parts = []
-    for tile, stands_for, is_joker, source in zip(
-        new.meld.tiles, new.meld.represented, new.meld.joker_mask, new.sources
-    ):
-        label = tr("joker ({tile})", lang, tile=tile_label(stands_for, lang)) if is_joker else tile_label(tile, lang)
-        parts.append(label + ("*" if source == RACK else ""))
-    return "[" + ", ".join(parts) + "]"
 
 
 def check_json(checks: Sequence[MeldCheck], lang: str) -> dict[str, object]:
@@ -157,11 +141,11 @@ def check_text(checks: Sequence[MeldCheck], lang: str) -> str:
         return tr("The table is empty.", lang)
     lines = []
     for i, check in enumerate(checks, 1):
-        tiles = "[" + _label_list(check.tiles, lang) + "]"
+        tiles = "[" + tiles_label(check.tiles, lang) + "]"
         if check.valid:
             line = tr("{index}. {tiles}: valid", lang, index=i, tiles=tiles)
             options = tr(" or ", lang).join(
-                _label_list(combo, lang) if len(combo) == 1 else "(" + _label_list(combo, lang) + ")"
+                tiles_label(combo, lang) if len(combo) == 1 else "(" + tiles_label(combo, lang) + ")"
                 for combo in _joker_options(check)
             )
             if options:
@@ -221,7 +205,7 @@ def score_text(result: RoundResult, lang: str, racks: Sequence[PlayerRack] = ())
         header = tr("Pool exhausted ({variant}).", lang, variant=pool_label(result.rules.pool_out_scoring, lang))
     titles = (tr("Player", lang), tr("Rack", lang), tr("Total", lang), tr("Score", lang))
     rows = [
-        (s.name, _label_list(s.tiles, lang) or "-", str(s.rack_total), f"{s.score:+d}")
+        (s.name, tiles_label(s.tiles, lang) or "-", str(s.rack_total), f"{s.score:+d}")
         for s in result.scores
     ]
     widths = [max(len(r[c]) for r in (titles, *rows)) for c in range(4)]

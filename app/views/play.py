@@ -18,7 +18,14 @@ from app.editing import Chip, Layout, Reading, keeps_fixes, new_reading
 from app.photo_reading import InputSource, PhotoError, choose_input
 from app.photos import read_upload
 from app.rules_text import rules_summary
-from solver.explain import problem_text
+from solver.explain import (
+    impossible_tiles_text,
+    no_move_text,
+    notation_error_text,
+    play_summary,
+    problem_text,
+    time_limit_note,
+)
 from solver.i18n import error_text, tile_label, tr
 from solver.rules import ImpossibleStateError, RuleSet, check_tile_limits
 from solver.state import Objective, Position
@@ -127,7 +134,7 @@ def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...
                 else:
                     rack = tuple(Chip(t) for t in parse_tiles(text))
             except NotationError as err:
-                errors.append(says(kind.value, "notation", reason=ui.notation_error_text(err, lang)))
+                errors.append(says(kind.value, "notation", reason=notation_error_text(err, lang)))
     if errors:
         for message in errors:
             st.error(ui.plain(message))
@@ -294,8 +301,7 @@ def find_move(rules: RuleSet) -> bool:
     try:
         position = Position(layout.table_tiles, layout.rack_tiles, initial_done, rules)
     except ImpossibleStateError as err:
-        tiles = ", ".join(tile_label(t, lang) for t in err.tiles)
-        st.error(tr("Impossible tiles: more copies of {tiles} than the game has.", lang, tiles=tiles))
+        st.error(impossible_tiles_text(err.tiles, lang))
         return False
     with st.spinner(tr("Looking for the best move…", lang)):
         try:
@@ -336,7 +342,7 @@ def show_answer(suggestion: Suggestion) -> None:
     st.subheader(tr("Your move", lang))
     st.caption(rules_summary(suggestion.position.rules, lang))  # the rules this move was found under
     if suggestion.action is Action.DRAW:
-        st.warning(tr("No legal move: draw a tile.", lang))
+        st.warning(no_move_text(lang))
         if not initial_done:
             st.caption(tr(
                 "Your initial meld must be worth at least {points} points from your rack alone.", lang,
@@ -344,10 +350,7 @@ def show_answer(suggestion: Suggestion) -> None:
             ))
         return
 
-    st.success(
-        tr("Play {count} tile(s) worth {points} points: {tiles}", lang, count=suggestion.tiles_placed,
-           points=suggestion.value_placed, tiles=", ".join(tile_label(t, lang) for t in suggestion.played))
-    )
+    st.success(play_summary(suggestion, lang))
     new_rows = []
     highlights: set[str] = set()
     for n, new in enumerate(suggestion.new_table):
@@ -366,7 +369,7 @@ def show_answer(suggestion: Suggestion) -> None:
     st.markdown("**" + tr("Steps", lang) + "**")
     st.markdown("\n".join(f"{i}. {text}" for i, text in enumerate(solver.describe_steps(suggestion, lang), start=1)))
     if not suggestion.optimal:
-        st.caption(tr("The search stopped at its time limit: this move is legal but may not be the best.", lang))
+        st.caption(time_limit_note(lang))
 
 
 with st.container(key="play_answer_box"):

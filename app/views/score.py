@@ -15,6 +15,7 @@ from app.photo_reading import PhotoError
 from app.photos import read_upload
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
+from solver.explain import notation_error_text
 from solver.i18n import error_text, tr
 from solver.players import MAX_PLAYERS
 from solver.rules import UnmeldedScoring
@@ -187,7 +188,7 @@ if c1.button(tr("Score the round", lang), type="primary", key=f"{form}_score"):
         outcome = PoolExhausted() if ending == POOL else WentOut(ending)
         result = score_round(racks, outcome, game.rules)
     except NotationError as err:
-        st.error(ui.plain(tr("A rack cannot be read: {reason}", lang, reason=ui.notation_error_text(err, lang))))
+        st.error(ui.plain(tr("A rack cannot be read: {reason}", lang, reason=notation_error_text(err, lang))))
     except ScoringError as err:
         st.error(ui.plain(tr("This round cannot be scored: {reason}", lang, reason=error_text(err, lang))))
     else:

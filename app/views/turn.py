@@ -15,6 +15,7 @@ from app.photo_reading import InputSource, PhotoError, PhotoFailure, choose_inpu
 from app.photos import read_upload
 from app.rules_text import rules_summary
 from app.turn_reading import TURN_START, TableReading, from_photo, from_text, highlight, melds_html, spot_boxes
+from solver.explain import notation_error_text
 from solver.i18n import error_text, tile_label, tr
 from solver.tiles import NotationError, parse_tiles
 from solver.turn_check import Side, TurnCheck, TurnCheckError, check_turn
@@ -67,7 +68,7 @@ def read_table(side: str, photo: bytes | None, text: str) -> TableReading | None
         st.error(ui.plain(says(side, "unreadable", reason=error_text(err, lang))))
         return None
     except NotationError as err:
-        st.error(ui.plain(says(side, "notation", reason=ui.notation_error_text(err, lang))))
+        st.error(ui.plain(says(side, "notation", reason=notation_error_text(err, lang))))
         return None
     st.info(says(side, "empty"))
     return None
@@ -128,7 +129,7 @@ if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
         st.error(ui.plain(tr("The rack photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
         end = None
     except NotationError as err:
-        st.error(ui.plain(tr("In the typed rack: {reason}", lang, reason=ui.notation_error_text(err, lang))))
+        st.error(ui.plain(tr("In the typed rack: {reason}", lang, reason=notation_error_text(err, lang))))
         end = None
     if end is not None:
         try:
