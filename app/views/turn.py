@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import components as ui
-from app import state
+from app import session
 from app.photo_reading import InputSource, PhotoError, PhotoFailure, choose_input
 from app.photos import read_upload
 from app.rules_text import rules_summary
@@ -23,8 +23,8 @@ from vision.reading import ReadingKind
 
 RESULT = "turn_result"
 
-lang = state.lang()
-rules = state.rules()
+lang = session.lang()
+rules = session.rules()
 ui.inject_css()
 st.title(tr("Check a turn", lang))
 st.caption(tr(
@@ -96,10 +96,10 @@ start_photo = ui.photo_input(tr("Photo of the table at the start of the turn", l
 if st.button(tr("Record the start of the turn", lang), type="primary", key="turn_record"):
     recorded = read_table("start", start_photo, start_text)
     if recorded is not None:
-        state.put(TURN_START, recorded)
-        state.drop(RESULT)
+        session.put(TURN_START, recorded)
+        session.drop(RESULT)
 
-start: TableReading | None = state.get(TURN_START)
+start: TableReading | None = session.get(TURN_START)
 if start is None:
     st.stop()
 with st.expander(tr("Recorded start of the turn ({count} tiles)", lang, count=start.tile_count), expanded=False):
@@ -121,7 +121,7 @@ with st.expander(tr("The player's rack at the start of the turn (optional)", lan
 opened = st.toggle(tr("The player had made the initial meld before this turn", lang), value=True, key="turn_opened")
 
 if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
-    state.drop(RESULT)
+    session.drop(RESULT)
     end = read_table("end", end_photo, end_text)
     try:
         rack = read_rack(rack_photo, rack_text)
@@ -133,11 +133,11 @@ if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
         end = None
     if end is not None:
         try:
-            state.put(RESULT, (end, check_turn(start.melds, end.melds, rack, opened, rules)))
+            session.put(RESULT, (end, check_turn(start.melds, end.melds, rack, opened, rules)))
         except TurnCheckError as err:
             st.error(ui.plain(tr("The turn cannot be checked: {reason}.", lang, reason=error_text(err, lang))))
 
-result: tuple[TableReading, TurnCheck] | None = state.get(RESULT)
+result: tuple[TableReading, TurnCheck] | None = session.get(RESULT)
 if result is None:
     st.stop()
 end, check = result
@@ -171,6 +171,6 @@ for side, reading, caption in (
         st.image(highlight(reading.photo_jpeg, spot_boxes(reading, spots, side)), width="stretch")
 
 if check.legal and st.button(tr("Next turn: this table is the new start", lang), key="turn_next"):
-    state.put(TURN_START, end)
-    state.drop(RESULT)
+    session.put(TURN_START, end)
+    session.drop(RESULT)
     st.rerun()
