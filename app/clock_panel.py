@@ -14,7 +14,7 @@ import streamlit as st
 
 from solver.i18n import error_text, tr
 
-from . import state
+from . import session
 from .clock import MSO_2019, ClockError, ClockSettings, GameClock, PerMove, configure, end_move, out_of_time, pause, start, time_left
 from .components import show_html
 from .timer import clock_text
@@ -65,11 +65,11 @@ def settings_from_widgets(lang: str) -> ClockSettings | None:
 def act(action) -> None:
     """A button's callback: the new clock from the old one at this moment. Ending a move after
     the time ran out only stops the clock: the flag has fallen."""
-    clock: GameClock = state.get(GAME_CLOCK)
+    clock: GameClock = session.get(GAME_CLOCK)
     now = time.monotonic()
     if action is end_move and out_of_time(clock, now):
         action = pause
-    state.put(GAME_CLOCK, action(clock, now))
+    session.put(GAME_CLOCK, action(clock, now))
 
 
 def clocks_html(clock: GameClock, now: float) -> str:
@@ -93,8 +93,8 @@ def game_clock_panel(players: Sequence[str], lang: str) -> None:
     settings = settings_from_widgets(lang)
     if settings is None:
         return
-    clock = configure(state.get(GAME_CLOCK), players, settings)
-    state.put(GAME_CLOCK, clock)
+    clock = configure(session.get(GAME_CLOCK), players, settings)
+    session.put(GAME_CLOCK, clock)
     now = time.monotonic()
     c1, c2, c3 = st.columns(3)
     c1.button(tr("Start", lang), key="clock_start", width="stretch", disabled=clock.running, on_click=act, args=(start,))
@@ -104,12 +104,12 @@ def game_clock_panel(players: Sequence[str], lang: str) -> None:
         disabled=not clock.running or out_of_time(clock, now), on_click=act, args=(end_move,),
     )
     if st.button(tr("New game: reset the clock", lang), key="clock_reset"):
-        state.put(GAME_CLOCK, configure(None, players, settings))
+        session.put(GAME_CLOCK, configure(None, players, settings))
         st.rerun()
 
     @st.fragment(run_every=1 if clock.running else None)
     def display() -> None:
-        clock: GameClock = state.get(GAME_CLOCK)
+        clock: GameClock = session.get(GAME_CLOCK)
         now = time.monotonic()
         flag = ""
         if out_of_time(clock, now):  # in HTML, escaped: a player's name is never read as Markdown

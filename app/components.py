@@ -15,11 +15,12 @@ from typing import Callable, Sequence
 
 import streamlit as st
 
+from solver.explain import joker_label, notation_error_text
 from solver.i18n import tile_label, tr
 from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_tiles
 
-from . import state
-from .editing import NEW_MELD, RACK_ROW, Chip, EditError, Layout, Place, add_tiles, change_tile, move_tile, remove_tile
+from . import session
+from .editing import NEW_MELD, RACK_ROW, Chip, EditError, TableAndRack, Place, add_tiles, change_tile, move_tile, remove_tile
 
 PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 ALL_TILES: tuple[Tile, ...] = ALL_NUMBERED + (JOKER,)
@@ -123,7 +124,7 @@ def chip_html(tile: Tile, lang: str, style: ChipStyle = ChipStyle(), note: str =
     sub = ""
     if style.stands_for is not None:
         sub = f"<small>={html.escape(style.stands_for.short)}</small>"
-        title = tr("joker ({tile})", lang, tile=tile_label(style.stands_for, lang))
+        title = joker_label(style.stands_for, lang)
     if note:
         title = f"{title} — {note}"
     return (
@@ -182,10 +183,6 @@ def legend(lang: str, kinds: Sequence[str]) -> None:
     show_html(f'<div class="rk-row rk-legend">{"".join(parts)}</div>')
 
 
-def notation_error_text(err: NotationError, lang: str) -> str:
-    return tr("cannot read tile {token!r} ({reason})", lang, token=err.token, reason=tr(err.reason, lang))
-
-
 # --- inputs ----------------------------------------------------------------------------------
 
 
@@ -211,15 +208,15 @@ def tile_picker_options(chip: Chip) -> list[Tile]:
 # --- the reading editor ----------------------------------------------------------------------
 
 
-def place_label(layout: Layout, place: Place, lang: str) -> str:
+def place_label(table_rack: TableAndRack, place: Place, lang: str) -> str:
     row, index = place
-    chip = layout.chip(place)
+    chip = table_rack.chip(place)
     where = tr("Rack", lang) if row == RACK_ROW else tr("Meld {n}", lang, n=row + 1)
     flag = " ⚠" if chip.uncertain else ""
     return f"{where} · {index + 1}: {tile_label(chip.tile, lang)}{flag}"
 
 
-def destination_label(layout: Layout, destination: int, lang: str) -> str:
+def destination_label(table_rack: TableAndRack, destination: int, lang: str) -> str:
     if destination == RACK_ROW:
         return tr("the rack", lang)
     if destination == NEW_MELD:
@@ -227,24 +224,24 @@ def destination_label(layout: Layout, destination: int, lang: str) -> str:
     return tr("meld {n}", lang, n=destination + 1)
 
 
-def layout_editor(key: str, layout: Layout, on_change: Callable[[Layout], None], lang: str,
+def fix_editor(key: str, table_rack: TableAndRack, on_change: Callable[[TableAndRack], None], lang: str,
                   table: bool = True) -> None:
     """Fix a reading in a few taps: pick a tile, then change, move or remove it; or add one.
 
-    ``on_change`` receives the new layout. Fixes run as button callbacks that read the
+    ``on_change`` receives the new table and rack. Fixes run as button callbacks that read the
     widgets' current values from session state, so the page redraws once, already fixed.
-    ``key`` names this layout: a caller gives each reading, and each fix of it, its own key,
-    so that no selector ever offers a tile of an earlier layout.
+    ``key`` names this table and rack: a caller gives each reading, and each fix of it, its own key,
+    so that no selector ever offers a tile of an earlier reading.
     """
-    places = list(layout.places()) if table else [(RACK_ROW, i) for i in range(len(layout.rack))]
-    destinations = [*range(len(layout.melds)), NEW_MELD, RACK_ROW] if table else [RACK_ROW]
+    places = list(table_rack.places()) if table else [(RACK_ROW, i) for i in range(len(table_rack.rack))]
+    destinations = [*range(len(table_rack.melds)), NEW_MELD, RACK_ROW] if table else [RACK_ROW]
     error_key = f"{key}_error"
     place_key = f"{key}_place"
 
     def value(name: str) -> object:
         return st.session_state.get(f"{key}_{name}")
 
-    def apply(edit: Callable[[], Layout]) -> None:
+    def apply(edit: Callable[[], TableAndRack]) -> None:
         try:
             on_change(edit())
             st.session_state.pop(error_key, None)
@@ -260,34 +257,34 @@ def layout_editor(key: str, layout: Layout, on_change: Callable[[Layout], None],
             raise EditError("choose a tile first")
         return place  # type: ignore[return-value]
 
-    def change() -> Layout:
+    def change() -> TableAndRack:
         place = selected()
         tile = st.session_state.get(f"{key}_new_tile_{place[0]}_{place[1]}")
         if not isinstance(tile, Tile):
             raise EditError("choose the tile it really is")
-        return change_tile(layout, place, tile)
+        return change_tile(table_rack, place, tile)
 
-    def move() -> Layout:
-        return move_tile(layout, selected(), int(value("move_to")))  # type: ignore[arg-type]
+    def move() -> TableAndRack:
+        return move_tile(table_rack, selected(), int(value("move_to")))  # type: ignore[arg-type]
 
-    def add() -> Layout:
+    def add() -> TableAndRack:
         tiles = parse_tiles(str(value("add_tiles") or ""))
         st.session_state[f"{key}_add_tiles"] = ""
-        return add_tiles(layout, int(value("add_to")), tiles)  # type: ignore[arg-type]
+        return add_tiles(table_rack, int(value("add_to")), tiles)  # type: ignore[arg-type]
 
     if places:
         if st.session_state.get(place_key) not in places:  # first draw: open on the first doubt
-            doubtful = [p for p in layout.uncertain_places if p in places]
+            doubtful = [p for p in table_rack.uncertain_places if p in places]
             st.session_state[place_key] = doubtful[0] if doubtful else places[0]
         place = st.selectbox(
-            tr("Tile to fix", lang), places, key=state.keep(place_key),
-            format_func=lambda p: place_label(layout, p, lang),
+            tr("Tile to fix", lang), places, key=session.keep(place_key),
+            format_func=lambda p: place_label(table_rack, p, lang),
         )
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         with c1:
             st.selectbox(
-                tr("It is really", lang), tile_picker_options(layout.chip(place)),
-                key=state.keep(f"{key}_new_tile_{place[0]}_{place[1]}"), format_func=lambda t: tile_label(t, lang),
+                tr("It is really", lang), tile_picker_options(table_rack.chip(place)),
+                key=session.keep(f"{key}_new_tile_{place[0]}_{place[1]}"), format_func=lambda t: tile_label(t, lang),
             )
         with c2:
             st.button(tr("Change", lang), key=f"{key}_change", width="stretch", on_click=apply, args=(change,))
@@ -295,14 +292,14 @@ def layout_editor(key: str, layout: Layout, on_change: Callable[[Layout], None],
             c3, c4 = st.columns([3, 1], vertical_alignment="bottom")
             with c3:
                 st.selectbox(
-                    tr("Move it to", lang), destinations, key=state.keep(f"{key}_move_to"),
-                    format_func=lambda d: destination_label(layout, d, lang),
+                    tr("Move it to", lang), destinations, key=session.keep(f"{key}_move_to"),
+                    format_func=lambda d: destination_label(table_rack, d, lang),
                 )
             with c4:
                 st.button(tr("Move", lang), key=f"{key}_move", width="stretch", on_click=apply, args=(move,))
         st.button(
             tr("Remove this tile", lang), key=f"{key}_remove", on_click=apply,
-            args=(lambda: remove_tile(layout, selected()),),
+            args=(lambda: remove_tile(table_rack, selected()),),
         )
     c5, c6, c7 = st.columns([2, 2, 1], vertical_alignment="bottom")
     with c5:
@@ -310,8 +307,8 @@ def layout_editor(key: str, layout: Layout, on_change: Callable[[Layout], None],
     with c6:
         st.session_state.setdefault(f"{key}_add_to", destinations[-1])
         st.selectbox(
-            tr("to", lang), destinations, key=state.keep(f"{key}_add_to"),
-            format_func=lambda d: destination_label(layout, d, lang),
+            tr("to", lang), destinations, key=session.keep(f"{key}_add_to"),
+            format_func=lambda d: destination_label(table_rack, d, lang),
         )
     with c7:
         st.button(tr("Add", lang), key=f"{key}_add", width="stretch", on_click=apply, args=(add,))

@@ -1,9 +1,9 @@
 """The reading the player confirms before solving: melds and rack as chips, and the fixes.
 
-A :class:`Layout` is what the app shows and edits: the table's melds and the rack, each tile
+A :class:`TableAndRack` is what the app shows and edits: the table's melds and the rack, each tile
 a :class:`Chip` that remembers how sure the reader was and what else it might be. Every fix a
 player makes at the table (change a tile, add a missed one, remove a false one, move a tile
-to another meld or the rack) is one pure function returning a new layout, so the page only
+to another meld or the rack) is one pure function returning a new table and rack, so the page only
 wires buttons to these functions. No game rules live here.
 """
 
@@ -14,7 +14,7 @@ from typing import Iterable, Sequence
 
 from solver.tiles import Tile
 
-#: A place in the layout: ``(meld index, position)``, meld index :data:`RACK_ROW` for the rack.
+#: A place in the table and rack: ``(meld index, position)``, meld index :data:`RACK_ROW` for the rack.
 RACK_ROW = -1
 #: A destination that starts a new meld at the end of the table.
 NEW_MELD = -2
@@ -23,7 +23,7 @@ Place = tuple[int, int]
 
 
 class EditError(ValueError):
-    """A fix that does not apply to the layout as it is now (e.g. the tile was just removed)."""
+    """A fix that does not apply to the table and rack as it is now (e.g. the tile was just removed)."""
 
 
 @dataclass(frozen=True)
@@ -45,13 +45,15 @@ class Chip:
 
 
 @dataclass(frozen=True)
-class Layout:
+class TableAndRack:
+    """The table's melds and the rack as the player sees and fixes them, one chip per tile."""
+
     melds: tuple[tuple[Chip, ...], ...] = ()
     rack: tuple[Chip, ...] = ()
 
     @staticmethod
-    def typed(melds: Iterable[Iterable[Tile]] = (), rack: Iterable[Tile] = ()) -> "Layout":
-        return Layout(tuple(tuple(Chip(t) for t in m) for m in melds), tuple(Chip(t) for t in rack))
+    def typed(melds: Iterable[Iterable[Tile]] = (), rack: Iterable[Tile] = ()) -> "TableAndRack":
+        return TableAndRack(tuple(tuple(Chip(t) for t in m) for m in melds), tuple(Chip(t) for t in rack))
 
     @property
     def table_tiles(self) -> tuple[tuple[Tile, ...], ...]:
@@ -84,61 +86,61 @@ class Layout:
             raise EditError("that tile is no longer there")
         return chips[index]
 
-    def with_table(self, melds: Iterable[Iterable[Chip]]) -> "Layout":
+    def with_table(self, melds: Iterable[Iterable[Chip]]) -> "TableAndRack":
         return replace(self, melds=tuple(tuple(m) for m in melds))
 
-    def with_rack(self, rack: Iterable[Chip]) -> "Layout":
+    def with_rack(self, rack: Iterable[Chip]) -> "TableAndRack":
         return replace(self, rack=tuple(rack))
 
-    def _with_row(self, row: int, chips: Sequence[Chip]) -> "Layout":
+    def _with_row(self, row: int, chips: Sequence[Chip]) -> "TableAndRack":
         if row == RACK_ROW:
             return replace(self, rack=tuple(chips))
         melds = list(self.melds)
         melds[row] = tuple(chips)
         return replace(self, melds=tuple(melds))
 
-    def _drop_empty_melds(self) -> "Layout":
+    def _drop_empty_melds(self) -> "TableAndRack":
         return replace(self, melds=tuple(m for m in self.melds if m))
 
 
-def change_tile(layout: Layout, place: Place, tile: Tile) -> Layout:
+def change_tile(table_rack: TableAndRack, place: Place, tile: Tile) -> TableAndRack:
     """Set the tile at ``place`` (the player read it better than the camera)."""
-    chip = layout.chip(place)
-    chips = list(layout.row(place[0]))
+    chip = table_rack.chip(place)
+    chips = list(table_rack.row(place[0]))
     chips[place[1]] = chip.fixed_to(tile)
-    return layout._with_row(place[0], chips)
+    return table_rack._with_row(place[0], chips)
 
 
-def remove_tile(layout: Layout, place: Place) -> Layout:
+def remove_tile(table_rack: TableAndRack, place: Place) -> TableAndRack:
     """Drop a false tile; a meld left empty disappears."""
-    layout.chip(place)
-    chips = list(layout.row(place[0]))
+    table_rack.chip(place)
+    chips = list(table_rack.row(place[0]))
     del chips[place[1]]
-    return layout._with_row(place[0], chips)._drop_empty_melds()
+    return table_rack._with_row(place[0], chips)._drop_empty_melds()
 
 
-def add_tiles(layout: Layout, destination: int, tiles: Sequence[Tile]) -> Layout:
+def add_tiles(table_rack: TableAndRack, destination: int, tiles: Sequence[Tile]) -> TableAndRack:
     """Add missed tiles at the end of a meld, of the rack, or as a new meld."""
     if not tiles:
         raise EditError("no tile to add")
     chips = tuple(Chip(t, edited=True) for t in tiles)
     if destination == NEW_MELD:
-        return replace(layout, melds=layout.melds + (chips,))
-    return layout._with_row(destination, layout.row(destination) + chips)
+        return replace(table_rack, melds=table_rack.melds + (chips,))
+    return table_rack._with_row(destination, table_rack.row(destination) + chips)
 
 
-def move_tile(layout: Layout, place: Place, destination: int) -> Layout:
+def move_tile(table_rack: TableAndRack, place: Place, destination: int) -> TableAndRack:
     """Move a tile to the end of another meld, the rack, or a new meld of its own."""
-    chip = layout.chip(place)
+    chip = table_rack.chip(place)
     if destination not in (NEW_MELD, RACK_ROW):
-        layout.row(destination)  # exists?
+        table_rack.row(destination)  # exists?
     if destination == place[0]:
-        return layout
-    chips = list(layout.row(place[0]))
+        return table_rack
+    chips = list(table_rack.row(place[0]))
     del chips[place[1]]
     # Append first, then drop emptied melds, so meld indices stay valid while we work.
     moved = replace(chip, edited=True)
-    out = layout._with_row(place[0], chips)
+    out = table_rack._with_row(place[0], chips)
     if destination == NEW_MELD:
         out = replace(out, melds=out.melds + ((moved,),))
     else:
@@ -154,22 +156,22 @@ class Reading:
     :class:`Reading` (and says so when fixes are left behind); reading the very same inputs
     again keeps the fixes (see :func:`keeps_fixes`), and :meth:`undone` goes back to the
     reading as it came. ``revision`` counts new readings and fixes in a session; the
-    editor's widgets are keyed by it, so every selector always shows the layout as it is.
+    editor's widgets are keyed by it, so every selector always shows the table and rack as it is.
     """
 
     source: object
-    original: Layout
-    layout: Layout
+    original: TableAndRack
+    table_rack: TableAndRack
     revision: int = 0
     photos: tuple[tuple[str, bytes], ...] = ()
     notes: tuple[str, ...] = ()
 
     @property
     def fixed(self) -> bool:
-        return self.layout != self.original
+        return self.table_rack != self.original
 
-    def fixed_to(self, layout: Layout) -> "Reading":
-        return replace(self, layout=layout, revision=self.revision + 1)
+    def fixed_to(self, table_rack: TableAndRack) -> "Reading":
+        return replace(self, table_rack=table_rack, revision=self.revision + 1)
 
     def undone(self) -> "Reading":
         return self.fixed_to(self.original)
@@ -181,9 +183,9 @@ def keeps_fixes(current: Reading | None, source: object) -> bool:
     return current is not None and current.source == source and current.fixed
 
 
-def new_reading(current: Reading | None, source: object, layout: Layout,
+def new_reading(current: Reading | None, source: object, table_rack: TableAndRack,
                 photos: tuple[tuple[str, bytes], ...] = (), notes: tuple[str, ...] = ()) -> Reading:
     """A fresh reading of ``source``, a later revision than ``current`` (so no widget of the
     last reading is reused for it)."""
     revision = current.revision + 1 if current is not None else 0
-    return Reading(source, layout, layout, revision, photos, notes)
+    return Reading(source, table_rack, table_rack, revision, photos, notes)

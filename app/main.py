@@ -18,23 +18,23 @@ if str(ROOT) not in sys.path:  # run from a checkout without `pip install -e .`
 import streamlit as st  # noqa: E402
 
 from app import components as ui  # noqa: E402
-from app import photos, state  # noqa: E402
+from app import photos, session  # noqa: E402
 from app.join import join_panel  # noqa: E402
 from app.rules_text import pool_label, preset_label, unmelded_label  # noqa: E402
 from solver.i18n import LANGUAGES, tr  # noqa: E402
 from solver.rules import CUSTOM, PRESETS, PoolOutScoring, UnmeldedScoring  # noqa: E402
 
 photos.warm_up_in_background()  # once per server process: the first photo is as fast as the next
-state.keep_widget_state()
-state.ensure_rule_switches()
-lang = state.lang()
+session.keep_widget_state()
+session.ensure_rule_switches()
+lang = session.lang()
 st.set_page_config(page_title=tr("Rummikub assistant", lang), page_icon="🀄", layout="centered")
 
 
 def rule_switches(lang: str) -> None:
     """Every rule setting; the preset fills them, and changing one makes the rules "custom"
     (or the preset they then match)."""
-    keys, changed = state.RULE_SWITCHES, state.switch_changed
+    keys, changed = session.RULE_SWITCHES, session.switch_changed
     st.number_input(
         tr("Initial meld: at least (points)", lang), min_value=0, max_value=200, step=5,
         key=keys["initial_meld_threshold"], on_change=changed,
@@ -75,13 +75,13 @@ def rule_switches(lang: str) -> None:
 
 with st.sidebar:
     st.selectbox(
-        tr("Language", lang), LANGUAGES, key=state.LANG,
-        format_func=lambda code: state.LANGUAGE_NAMES.get(code, code),
+        tr("Language", lang), LANGUAGES, key=session.LANG,
+        format_func=lambda code: session.LANGUAGE_NAMES.get(code, code),
     )
-    lang = state.lang()
-    state.show_language_in_url(lang)
+    lang = session.lang()
+    session.show_language_in_url(lang)
     st.selectbox(
-        tr("Rules", lang), [*PRESETS, CUSTOM], key=state.RULES_PRESET, on_change=state.preset_chosen,
+        tr("Rules", lang), [*PRESETS, CUSTOM], key=session.RULES_PRESET, on_change=session.preset_chosen,
         format_func=lambda name: preset_label(name, lang),
         help=tr("The rulebook variant used for moves and for new games' scores.", lang),
     )
@@ -100,5 +100,5 @@ navigation = st.navigation(pages, position="hidden")
 ui.inject_css()
 with st.container(horizontal=True, key="rk_pages", gap="small"):
     for page in pages:
-        st.page_link(page, query_params={state.LANG: lang})
+        st.page_link(page, query_params={session.LANG: lang})
 navigation.run()

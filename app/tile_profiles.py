@@ -1,7 +1,7 @@
 """The app's tile profiles: which one the session uses, loading it once, and what a correction teaches.
 
 The profile chosen on the *My tiles* page lives in session state under :data:`ACTIVE` (a name;
-none chosen: the reader alone) and applies to every photo any page reads (:func:`app.photos.read_photo`
+none chosen: the reader alone) and applies to every photo any page reads (:func:`app.photos.read_upload`
 asks :func:`active_profile`). A loaded profile is cached per file and change time, so reading a
 photo does not reload it. :func:`corrections` is pure: what the player changed on a photo tile.
 """
@@ -15,7 +15,7 @@ import streamlit as st
 from solver.tiles import Tile
 from vision.profiles import TileProfile, TileSample
 
-from .editing import Layout
+from .editing import TableAndRack
 from .profile_store import CORRECTION, ProfileError, ProfileStore, StoredProfile
 
 #: Session key (and widget key on the My tiles page) of the chosen profile's name; "" for none.
@@ -53,7 +53,7 @@ def active_profile() -> TileProfile | None:
     return _loaded(str(path), path.stat().st_mtime_ns, name)
 
 
-def corrections(old: Layout, new: Layout) -> tuple[tuple[tuple[str, int], Tile], ...]:
+def corrections(old: TableAndRack, new: TableAndRack) -> tuple[tuple[tuple[str, int], Tile], ...]:
     """Photo tiles whose tile the player changed between ``old`` and ``new``: (sample key, new tile)."""
     before = {c.sample: c.tile for c in _chips(old) if c.sample is not None}
     return tuple(
@@ -61,8 +61,8 @@ def corrections(old: Layout, new: Layout) -> tuple[tuple[tuple[str, int], Tile],
     )
 
 
-def _chips(layout: Layout):
-    return [c for meld in layout.melds for c in meld] + list(layout.rack)
+def _chips(table_rack: TableAndRack):
+    return [c for meld in table_rack.melds for c in meld] + list(table_rack.rack)
 
 
 def teach(samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]]) -> StoredProfile | None:

@@ -1,4 +1,9 @@
-"""Steps of a move in words a player follows at the table, in the player's language."""
+"""Every sentence about a move, a meld or a tile that both front ends show (the CLI and the app),
+in the player's language: written once here, so each has one message id and one translation.
+
+The steps of a move in words a player follows at the table; the move's headline; what makes a
+meld invalid; melds and tiles as text.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,23 @@ from typing import Sequence
 
 from .i18n import DEFAULT_LANGUAGE, colour_name, tile_label, tr
 from .melds import Meld, MeldKind, Problem
-from .suggestion import RACK, Action, Step, StepKind, Suggestion
-from .tiles import Tile
+from .suggestion import RACK, Action, NewMeld, Step, StepKind, Suggestion
+from .tiles import NotationError, Tile
+
+
+def joker_label(stands_for: Tile, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A joker with the tile it stands for: ``joker (red 11)``."""
+    return tr("joker ({tile})", lang, tile=tile_label(stands_for, lang))
+
+
+def meld_tiles_label(meld: Meld, lang: str = DEFAULT_LANGUAGE, marked: Sequence[bool] = ()) -> str:
+    """Every tile of the meld in order, jokers with what they stand for, a ``*`` after each
+    ``marked`` one: ``[red 9*, red 10*, joker (red 11)]``."""
+    parts = []
+    for i, (tile, is_joker) in enumerate(zip(meld.represented, meld.joker_mask)):
+        label = joker_label(tile, lang) if is_joker else tile_label(tile, lang)
+        parts.append(label + ("*" if i < len(marked) and marked[i] else ""))
+    return "[" + ", ".join(parts) + "]"
 
 
 def meld_label(meld: Meld, lang: str = DEFAULT_LANGUAGE) -> str:
@@ -16,17 +36,43 @@ def meld_label(meld: Meld, lang: str = DEFAULT_LANGUAGE) -> str:
         first = meld.represented[0]
         numbers = " ".join(str(t.number) for t in meld.represented)
         return f"[{colour_name(first, lang, plural=True)} {numbers}]"
-    parts = []
-    for tile, is_joker in zip(meld.represented, meld.joker_mask):
-        if is_joker:
-            parts.append(tr("joker ({tile})", lang, tile=tile_label(tile, lang)))
-        else:
-            parts.append(tile_label(tile, lang))
-    return "[" + ", ".join(parts) + "]"
+    return meld_tiles_label(meld, lang)
+
+
+def new_meld_label(new: NewMeld, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A meld of the new table, a ``*`` after each tile that comes from the rack."""
+    return meld_tiles_label(new.meld, lang, [source == RACK for source in new.sources])
 
 
 def tiles_label(tiles: Sequence[Tile], lang: str = DEFAULT_LANGUAGE) -> str:
     return ", ".join(tile_label(t, lang) for t in tiles)
+
+
+def play_summary(suggestion: Suggestion, lang: str = DEFAULT_LANGUAGE) -> str:
+    """The move's headline: ``Play 3 tile(s) worth 24 points: red 9, red 10, blue 5``."""
+    return tr(
+        "Play {count} tile(s) worth {points} points: {tiles}", lang,
+        count=suggestion.tiles_placed, points=suggestion.value_placed, tiles=tiles_label(suggestion.played, lang),
+    )
+
+
+def no_move_text(lang: str = DEFAULT_LANGUAGE) -> str:
+    return tr("No legal move: draw a tile.", lang)
+
+
+def time_limit_note(lang: str = DEFAULT_LANGUAGE) -> str:
+    """Said under a move the solver could not prove best in its time (``optimal`` false)."""
+    return tr("The search stopped at its time limit: this move is legal but may not be the best.", lang)
+
+
+def impossible_tiles_text(tiles: Sequence[Tile], lang: str = DEFAULT_LANGUAGE) -> str:
+    """Tiles of which a position holds more copies than the game has."""
+    return tr("Impossible tiles: more copies of {tiles} than the game has.", lang, tiles=tiles_label(tiles, lang))
+
+
+def notation_error_text(err: NotationError, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A typed tile that is not notation, quoted: ``cannot read tile 'x9' (unknown colour)``."""
+    return tr("cannot read tile {token!r} ({reason})", lang, token=err.token, reason=tr(err.reason, lang))
 
 
 def _source_label(source: int, old_melds: Sequence[Meld], lang: str) -> str:
@@ -73,7 +119,7 @@ def describe_step(step: Step, suggestion: Suggestion, lang: str = DEFAULT_LANGUA
 def describe_steps(suggestion: Suggestion, lang: str = DEFAULT_LANGUAGE) -> list[str]:
     """Every step of the move in order, or the single instruction to draw."""
     if suggestion.action is Action.DRAW:
-        return [tr("No legal move: draw a tile.", lang)]
+        return [no_move_text(lang)]
     return [describe_step(s, suggestion, lang) for s in suggestion.steps]
 
 

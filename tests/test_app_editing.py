@@ -1,19 +1,19 @@
-"""Fixing a reading: each edit is a pure function from layout to layout."""
+"""Fixing a reading: each edit is a pure function from table_rack to table_rack."""
 
 from __future__ import annotations
 
 import pytest
 
-from app.editing import NEW_MELD, RACK_ROW, Chip, EditError, Layout, add_tiles, change_tile, move_tile, remove_tile
+from app.editing import NEW_MELD, RACK_ROW, Chip, EditError, TableAndRack, add_tiles, change_tile, move_tile, remove_tile
 from solver.tiles import parse_melds, parse_tile, parse_tiles
 
 
-def layout(table: str, rack: str) -> Layout:
-    return Layout.typed(parse_melds(table), parse_tiles(rack))
+def table_rack(table: str, rack: str) -> TableAndRack:
+    return TableAndRack.typed(parse_melds(table), parse_tiles(rack))
 
 
 def test_typed_layout_round_trips_tiles_and_lists_places_in_reading_order():
-    lay = layout("r4 r5 r6 | k5 b5", "j")
+    lay = table_rack("r4 r5 r6 | k5 b5", "j")
     assert lay.table_tiles == parse_melds("r4 r5 r6 | k5 b5")
     assert lay.rack_tiles == parse_tiles("j")
     assert lay.places() == ((0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (RACK_ROW, 0))
@@ -21,25 +21,25 @@ def test_typed_layout_round_trips_tiles_and_lists_places_in_reading_order():
 
 
 def test_change_marks_the_chip_as_set_and_certain():
-    doubtful = Layout(((Chip(parse_tile("r4")), Chip(parse_tile("k6"), uncertain=True, alternatives=(parse_tile("r6"),))),))
+    doubtful = TableAndRack(((Chip(parse_tile("r4")), Chip(parse_tile("k6"), uncertain=True, alternatives=(parse_tile("r6"),))),))
     assert doubtful.uncertain_places == ((0, 1),)
     fixed = change_tile(doubtful, (0, 1), parse_tile("r6"))
     chip = fixed.chip((0, 1))
     assert chip.tile == parse_tile("r6") and chip.edited and not chip.uncertain
     assert chip.alternatives == (parse_tile("r6"),)
     assert fixed.uncertain_places == ()
-    assert doubtful.chip((0, 1)).tile == parse_tile("k6")  # the old layout is untouched
+    assert doubtful.chip((0, 1)).tile == parse_tile("k6")  # the old table_rack is untouched
 
 
 def test_remove_drops_a_meld_left_empty():
-    lay = layout("r4 r5 r6 | o9", "r7")
+    lay = table_rack("r4 r5 r6 | o9", "r7")
     assert remove_tile(lay, (0, 0)).table_tiles == parse_melds("r5 r6 | o9")
     assert remove_tile(lay, (1, 0)).table_tiles == parse_melds("r4 r5 r6")
     assert remove_tile(lay, (RACK_ROW, 0)).rack_tiles == ()
 
 
 def test_add_to_a_meld_the_rack_or_a_new_meld():
-    lay = layout("k5 b5", "r7")
+    lay = table_rack("k5 b5", "r7")
     assert add_tiles(lay, 0, parse_tiles("o5")).table_tiles == parse_melds("k5 b5 o5")
     assert add_tiles(lay, RACK_ROW, parse_tiles("j k1")).rack_tiles == parse_tiles("r7 j k1")
     grown = add_tiles(lay, NEW_MELD, parse_tiles("r1 r2 r3"))
@@ -52,7 +52,7 @@ def test_add_to_a_meld_the_rack_or_a_new_meld():
 
 
 def test_move_between_melds_rack_and_new_meld():
-    lay = layout("r4 r5 r6 r7 | o9", "k1")
+    lay = table_rack("r4 r5 r6 r7 | o9", "k1")
     assert move_tile(lay, (0, 3), 1).table_tiles == parse_melds("r4 r5 r6 | o9 r7")
     to_rack = move_tile(lay, (1, 0), RACK_ROW)
     assert to_rack.table_tiles == parse_melds("r4 r5 r6 r7")  # meld 2 emptied and dropped
@@ -63,7 +63,7 @@ def test_move_between_melds_rack_and_new_meld():
 
 
 def test_edits_of_places_that_are_gone_are_refused():
-    lay = layout("r4 r5 r6", "")
+    lay = table_rack("r4 r5 r6", "")
     for edit in (
         lambda: change_tile(lay, (0, 9), parse_tile("r1")),
         lambda: remove_tile(lay, (3, 0)),

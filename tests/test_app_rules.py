@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.state import RULE_SWITCHES
+from app.session import RULE_SWITCHES
 from app.storage import ScoreStore
 from solver.rules import PRESETS, UnmeldedScoring
 from tests.app_helpers import start_app, texts

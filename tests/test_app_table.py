@@ -17,7 +17,8 @@ from app.timer import TurnTimer
 from app.turn_reading import TURN_START, TableReading, highlight
 from solver.tiles import parse_melds, parse_tile
 from tests.app_helpers import all_markdown, error_lines, start_app, texts
-from tests.test_app_play import FakeReading, FakeReadTile, fake_annotate
+from tests.test_app_play import read_tile
+from vision.reading import Reading
 from tests.test_network import decode_qr
 
 pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
@@ -133,17 +134,17 @@ def test_a_bad_typed_table_is_a_message():
     assert any(e.startswith("In the typed table at the start of the turn: cannot read tile 'x9'") for e in texts(at.error))
 
 
-def fake_tables(image, kind="table", rules=None):
+def fake_tables(image, kind="table", rules=None, profile=None):
     """Readings of two photos told apart by their brightness: the start, and the end where the
     blue 5 went back to the rack."""
     def t(name, x):
-        return FakeReadTile(parse_tile(name), (x, 10.0, x + 20.0, 40.0), 0.99)
+        return read_tile(parse_tile(name), (x, 10.0, x + 20.0, 40.0))
 
     if int(np.asarray(image).mean()) < 100:
         tiles = (t("r4", 0), t("r5", 30), t("r6", 60), t("k5", 100), t("b5", 130), t("o5", 160))
-        return FakeReading(tiles, ((0, 1, 2), (3, 4, 5)))
+        return Reading(tiles, ((0, 1, 2), (3, 4, 5)))
     tiles = (t("r4", 0), t("r5", 30), t("r6", 60), t("k5", 100), t("o5", 160))
-    return FakeReading(tiles, ((0, 1, 2), (3, 4)))
+    return Reading(tiles, ((0, 1, 2), (3, 4)))
 
 
 def photo(level: int) -> bytes:

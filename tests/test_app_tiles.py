@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import re
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -13,10 +12,11 @@ from PIL import Image
 from app.profile_store import CORRECTION, SUFFIX, ProfileStore
 from solver.i18n import Message
 from solver.tiles import Tile, parse_tile
-from tests.test_app_play import edit
+from tests.test_app_play import edit, read_tile
 from tests.app_helpers import all_markdown, start_app
 from vision.calibration import CalibrationError
 from vision.profiles import TileSample
+from vision.reading import Reading, ReadingKind
 
 READER = "fake reader"
 
@@ -149,24 +149,6 @@ def test_saved_profiles_are_listed_chosen_and_deleted_and_a_damaged_file_is_a_wa
 # --- the profile on the Play page -------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class FakeReadTile:
-    tile: Tile
-    box: tuple[float, float, float, float] = (0.0, 0.0, 9.0, 9.0)
-    confidence: float = 0.99
-    alternatives: tuple[Tile, ...] = ()
-    corrected: bool = False
-    uncertain: bool = False
-
-
-@dataclass(frozen=True)
-class FakeReading:
-    tiles: tuple[FakeReadTile, ...]
-    melds: tuple[tuple[int, ...], ...]
-    samples: tuple[TileSample, ...]
-    problems: tuple[str, ...] = ()
-
-
 def _reader_spy(monkeypatch):
     """vision.read, vision.annotate and the model check replaced; returns the profiles each read got."""
     import vision
@@ -178,8 +160,9 @@ def _reader_spy(monkeypatch):
     def read(image, kind="table", rules=None, **options):
         profiles.append(options.get("profile"))
         names = ("o4", "o5", "o6") if kind == "table" else ("r7",)
-        tiles = tuple(FakeReadTile(parse_tile(n)) for n in names)
-        return FakeReading(tiles, ((0, 1, 2),) if kind == "table" else (), tuple(_sample(t.tile, i) for i, t in enumerate(tiles)))
+        tiles = tuple(read_tile(parse_tile(n)) for n in names)
+        samples = tuple(_sample(t.tile, i) for i, t in enumerate(tiles))
+        return Reading(tiles, ((0, 1, 2),) if kind == "table" else (), kind=ReadingKind(kind), samples=samples)
 
     monkeypatch.setattr(vision, "read", read, raising=False)
     monkeypatch.setattr(vision, "annotate", lambda image, reading: np.zeros((20, 30, 3), np.uint8), raising=False)

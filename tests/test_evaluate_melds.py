@@ -24,7 +24,7 @@ from training.annotate_melds import (
 from training.real_data import DatasetError
 from vision.detections import Detections
 from training.evaluate_detector import MeldCounts, exact_melds, score_photo
-from vision.layout import group_into_melds
+from vision.meld_grouping import group_into_melds
 
 LABELS = "3 0.1 0.1 0.3 0.1 0.3 0.5 0.1 0.5\n\n26 0.6 0.5 0.2 0.4\n7 0.5 0.9 0.7 0.9 0.7 1.2 0.5 1.2\n"
 

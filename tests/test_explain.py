@@ -60,3 +60,38 @@ def test_no_move_says_draw() -> None:
     s = suggest("r1 r2 r3", "k9")
     assert s.action is Action.DRAW
     assert describe_steps(s) == ["No legal move: draw a tile."]
+
+
+# --- the sentences both front ends show, each written once (solver.explain) ---------------------
+
+
+def test_a_new_meld_is_rendered_once_for_both_front_ends() -> None:
+    from dataclasses import replace
+
+    from app.cli.render import solve_text
+    from solver.explain import meld_label, new_meld_label, play_summary, time_limit_note
+
+    s = suggest("k5 j o5", "b5 r9 r10")
+    labels = [new_meld_label(m) for m in s.new_table]
+    assert labels == ["[black 5, blue 5*, orange 5]", "[red 9*, red 10*, joker (red 11)]"]
+    assert meld_label(s.new_table[1].meld) == "[red 9, red 10, joker (red 11)]"  # the same tiles, unmarked
+    assert meld_label(s.new_table[0].meld, "uk") == "[чорна 5, синя 5, помаранчева 5]"
+    text = solve_text(s, describe_steps(s), "en")
+    assert text.startswith(play_summary(s) + "\n") and play_summary(s) == "Play 3 tile(s) worth 24 points: red 9, red 10, blue 5"
+    assert all(f"  {i}. {label}" in text for i, label in enumerate(labels, 1))
+    assert time_limit_note() not in text
+    assert time_limit_note() in solve_text(replace(s, optimal=False), describe_steps(s), "en")
+
+
+def test_the_shared_sentences_are_translated() -> None:
+    from solver.explain import impossible_tiles_text, no_move_text, play_summary, time_limit_note
+
+    s = suggest("r4 r5 r6", "r7")
+    for lang in ("uk", "ru", "ro"):
+        for english, text in (
+            (play_summary(s), play_summary(s, lang)),
+            (no_move_text(), no_move_text(lang)),
+            (time_limit_note(), time_limit_note(lang)),
+            (impossible_tiles_text(parse_tiles("r7")), impossible_tiles_text(parse_tiles("r7"), lang)),
+        ):
+            assert text and text != english

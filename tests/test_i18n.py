@@ -188,9 +188,9 @@ def test_an_unknown_language_falls_back_to_english() -> None:
 
 def test_a_template_may_name_its_parameters_message_and_lang() -> None:
     """``tr``'s own arguments are positional-only: ``{message}`` used to raise "multiple values
-    for argument 'message'" (the CLI's "{photo} photo: {message}" on every doubtful reading)."""
-    assert tr("{photo} photo: {message}", "en", photo="table", message="check it") == "table photo: check it"
-    assert tr("{photo} photo: {message}", "uk", photo="стіл", message="x") == "Фото (стіл): x"
+    for argument 'message'" (the CLI's "table photo: {message}" on every doubtful reading)."""
+    assert tr("table photo: {message}", "en", message="check it") == "table photo: check it"
+    assert tr("table photo: {message}", "uk", message="x") == "Фото (стіл): x"
     assert tr("{lang}: {message}", lang="uk", message="m") == "uk: m"  # a parameter, not the language
     assert tr_in("several tiles", "red", "uk", message="unused") == tr_in("several tiles", "red", "uk")
 

@@ -170,12 +170,14 @@ def test_image_errors_reach_the_player_in_their_language(tmp_path):
 
 
 def test_app_photo_errors_keep_the_reason_translatable():
-    from app.photos import PhotoError, read_photo
+    from app.photo_reading import PhotoError, PhotoFailure, read_photo
     from solver.i18n import error_text
     from solver.rules import STANDARD
+    from vision.reading import ReadingKind
 
     with pytest.raises(PhotoError) as err:
-        read_photo(b"", "table", STANDARD, "ru")
+        read_photo(b"", ReadingKind.TABLE, STANDARD)
+    assert err.value.failure is PhotoFailure.UNREADABLE
     assert str(err.value) == "the file is empty (0 bytes)"
     assert error_text(err.value, "ru") not in ("", str(err.value))
 

@@ -98,7 +98,7 @@ def test_pure_vision_modules_import_without_opencv_or_onnxruntime(tmp_path):
         "        if name.split('.')[0] in ('cv2', 'onnxruntime'):\n"
         "            raise ImportError('blocked: ' + name)\n"
         "sys.meta_path.insert(0, Block())\n"
-        "import vision, vision.decoding, vision.reading, vision.layout, vision.detections\n"
+        "import vision, vision.decoding, vision.reading, vision.meld_grouping, vision.detections\n"
         "print(vision.Reading.__name__)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60,

@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL)
     parser.add_argument("--out", type=Path, default=Path("/tmp/melds"))
     parser.add_argument("--scale", type=float, default=1.5)
-    parser.add_argument("--layout", choices=("table", "rack"), help="colour tiles by vision.layout's grouping")
+    parser.add_argument("--layout", choices=("table", "rack"), help="colour tiles by vision.meld_grouping's grouping")
     args = parser.parse_args(argv)
     folder = args.real / args.split / "images"
     matches = sorted(folder.glob(f"{args.stem}.jpg")) or sorted(folder.glob(f"{args.stem}_jpeg*.jpg"))
@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     groups = None
     if args.layout:
         from vision.detections import Detections
-        from vision.layout import group_into_melds
+        from vision.meld_grouping import group_into_melds
 
         height, width = cv2.imread(str(image)).shape[:2]
         boxes, _ = label_boxes(labels, width, height)

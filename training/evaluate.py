@@ -76,7 +76,7 @@ def _gt_detections(photo: LabelledPhoto) -> Detections:
 
 def evaluate_classifier(photos: Sequence[LabelledPhoto], reader) -> dict:
     """The classifier on crops at the labelled boxes, alone and decoded with the rules."""
-    from vision.layout import group_into_melds
+    from vision.meld_grouping import group_into_melds
     from vision.reader import classify
 
     stats = Counter()
@@ -172,7 +172,7 @@ def evaluate_end_to_end(photos: Sequence[LabelledPhoto], reader, detector_weight
     """Detector + layout + reader (+ decoding) on every photo; multiset scores and timing."""
     from vision.detector import detect_tiles, load_detector
     from vision.images import load_image
-    from vision.layout import group_into_melds
+    from vision.meld_grouping import group_into_melds
     from vision.reader import read_tiles
 
     load_detector(detector_weights)

@@ -13,7 +13,7 @@
   recall and seconds per photo (detection only; decoding the JPEG is not included);
 * meld grouping on the real photos, against this project's meld annotations
   (``datasets/real_melds.yaml``: all 34 validation photos, and 25 training photos that layout was
-  tuned on): ``vision.layout`` fed (a) the label boxes - layout alone - and (b) the detector's boxes -
+  tuned on): ``vision.meld_grouping`` fed (a) the label boxes - layout alone - and (b) the detector's boxes -
   end to end, where a true meld counts only when all its tiles are found (IoU 0.5) and form one group
   with nothing else. Tables and racks apart; loose tiles (one-tile melds) are counted on their own.
 """
@@ -33,7 +33,7 @@ from vision.detections import Detections
 from vision.detector import detect_tiles
 from vision.model_files import model_path
 from vision.images import load_image
-from vision.layout import group_into_melds
+from vision.meld_grouping import group_into_melds
 from training.metrics import average_precision, match, prf
 from training.real_data import DEFAULT_REAL, load_real_split
 

@@ -181,7 +181,7 @@ def score(photos: Sequence[SeenPhoto], adapt: Adapter) -> dict:
 
 def see_photo(image: np.ndarray, boxes: np.ndarray, labels: Sequence[int]) -> SeenPhoto:
     """Read a labelled photo end to end once (detector, reader) and match detections to labels."""
-    from vision.layout import group_into_melds
+    from vision.meld_grouping import group_into_melds
     from vision.pipeline import see_tiles
 
     seen = see_tiles(image)

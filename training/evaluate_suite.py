@@ -97,7 +97,7 @@ def read_photo(
     not_tile_drop: float = NOT_TILE_DROP,
 ) -> PhotoReading:
     from vision.detector import detect_tiles
-    from vision.layout import group_into_melds
+    from vision.meld_grouping import group_into_melds
 
     found = detect_tiles(image, weights=detector)
     probs, not_tile = read_boxes(image, found.boxes, reader)

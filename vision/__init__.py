@@ -5,7 +5,7 @@
     reading.table_melds(), reading.rack(), reading.to_json()
 
 The names are imported on first use (PEP 562), so that the pure modules (``vision.decoding``,
-``vision.reading``, ``vision.layout``, ``vision.detections``) import without OpenCV or ONNX Runtime.
+``vision.reading``, ``vision.meld_grouping``, ``vision.detections``) import without OpenCV or ONNX Runtime.
 """
 
 from __future__ import annotations

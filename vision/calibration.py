@@ -5,7 +5,7 @@
     pair_with_layout(detections, layout, probs=None) -> tuple[int, ...]
     collect_samples(image, layout, ...) -> tuple[TileSample, ...]   (detector and reader at the edges)
 
-The detections are grouped into rows the way a rack's tiers are (:func:`vision.layout.group_into_melds`
+The detections are grouped into rows the way a rack's tiers are (:func:`vision.meld_grouping.group_into_melds`
 with ``kind="rack"``: rows along the photo's tilt, each ordered along it), then paired with the
 layout in reading order. A photo may be taken from the other side of the table: the layout
 turned half round is tried too, and the reader's probabilities pick the pairing that fits better.
@@ -86,7 +86,7 @@ def parse_layout(text: str | None) -> CalibrationLayout:
 
 def rows_of(detections: Detections) -> list[list[int]]:
     """Detections grouped into rows, top row first, each left to right (along the photo's tilt)."""
-    from vision.layout import group_into_melds
+    from vision.meld_grouping import group_into_melds
 
     return group_into_melds(detections, "rack")
 

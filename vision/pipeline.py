@@ -144,7 +144,7 @@ def read(
     decoding. Raises :class:`vision.images.ImageError` for what is not a readable photo and
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
-    from vision.layout import group_into_melds
+    from vision.meld_grouping import group_into_melds
 
     reading_kind = ReadingKind(kind)
     photo = _as_image(image)

@@ -13,16 +13,25 @@ import streamlit as st
 
 import solver
 from app import components as ui
-from app import state, tile_profiles
-from app.editing import Chip, Layout, Reading, keeps_fixes, new_reading
-from app.photos import PhotoError, read_photo
+from app import session, tile_profiles
+from app.editing import Chip, TableAndRack, Reading, keeps_fixes, new_reading
+from app.photo_reading import InputSource, PhotoError, choose_input
+from app.photos import read_upload
 from app.rules_text import rules_summary
-from solver.explain import problem_text
+from solver.explain import (
+    impossible_tiles_text,
+    no_move_text,
+    notation_error_text,
+    play_summary,
+    problem_text,
+    time_limit_note,
+)
 from solver.i18n import error_text, tile_label, tr
 from solver.rules import ImpossibleStateError, RuleSet, check_tile_limits
 from solver.state import Objective, Position
 from solver.suggestion import RACK, Action, Suggestion
 from solver.tiles import NotationError, Tile, parse_melds, parse_tiles
+from vision.reading import ReadingKind
 
 READING = "play_reading"
 ANSWER = "play_answer"
@@ -42,8 +51,8 @@ class Answer:
     suggestion: Suggestion
 
 
-lang = state.lang()
-rules = state.rules()
+lang = session.lang()
+rules = session.rules()
 st.title(tr("What should I play?", lang))
 st.caption(tr("Photograph or type the table and your rack, check the reading, then ask for the best move.", lang))
 
@@ -87,8 +96,8 @@ def says(kind: str, message: str, **params: object) -> str:
     return (table if kind == "table" else rack)[message]
 
 
-def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...]] | None:
-    """Turn the photos and typed text into one layout to confirm, with the annotated photos
+def read_inputs() -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[str, ...]] | None:
+    """Turn the photos and typed text into one table and rack to confirm, with the annotated photos
     and the reader's notes; report what went wrong (then ``None``)."""
     notes: list[str] = []
     photos: dict[str, bytes] = {}
@@ -96,35 +105,36 @@ def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...
     errors: list[str] = []
     melds: tuple = ()
     rack: tuple = ()
-    sources = [("table", table_photo, table_text), ("rack", rack_photo, rack_text)]
+    sources = [(ReadingKind.TABLE, table_photo, table_text), (ReadingKind.RACK, rack_photo, rack_text)]
     for kind, photo, text in sources:
-        if photo is not None:
-            if text.strip():
-                notes.append(says(kind, "photo-wins"))
+        choice = choose_input(photo is not None, text)
+        if choice.text_ignored:
+            notes.append(says(kind.value, "photo-wins"))
+        if choice.source is InputSource.PHOTO:
             try:
-                with st.spinner(says(kind, "reading")):
-                    reading = read_photo(photo, kind, rules, lang)
+                with st.spinner(says(kind.value, "reading")):
+                    reading = read_upload(photo, kind, rules, lang)
             except PhotoError as err:
-                errors.append(says(kind, "unreadable", reason=error_text(err, lang)))
+                errors.append(says(kind.value, "unreadable", reason=error_text(err, lang)))
                 continue
             if reading.tile_count == 0:
-                errors.append(says(kind, "no-tiles"))
+                errors.append(says(kind.value, "no-tiles"))
                 continue
-            photos[kind] = reading.annotated_jpeg
-            samples[kind] = reading.samples
-            notes.extend(ui.plain(problem) for problem in reading.problems)
-            if kind == "table":
+            photos[kind.value] = reading.annotated_jpeg
+            samples[kind.value] = reading.samples
+            notes.extend(ui.plain(note) for note in reading.notes)
+            if kind is ReadingKind.TABLE:
                 melds = reading.rows
             else:
                 rack = tuple(c for row in reading.rows for c in row)
-        elif text.strip():
+        elif choice.source is InputSource.TEXT:
             try:
-                if kind == "table":
+                if kind is ReadingKind.TABLE:
                     melds = tuple(tuple(Chip(t) for t in m) for m in parse_melds(text))
                 else:
                     rack = tuple(Chip(t) for t in parse_tiles(text))
             except NotationError as err:
-                errors.append(says(kind, "notation", reason=ui.notation_error_text(err, lang)))
+                errors.append(says(kind.value, "notation", reason=notation_error_text(err, lang)))
     if errors:
         for message in errors:
             st.error(ui.plain(message))
@@ -132,8 +142,8 @@ def read_inputs() -> tuple[Layout, tuple[tuple[str, bytes], ...], tuple[str, ...
     if not melds and not rack:
         st.info(tr("Type or photograph the table and your rack first.", lang))
         return None
-    state.put(SAMPLES, samples)  # what teaching the tile profile learns from (see teach)
-    return Layout(melds, rack), tuple(photos.items()), tuple(notes)
+    session.put(SAMPLES, samples)  # what teaching the tile profile learns from (see teach)
+    return TableAndRack(melds, rack), tuple(photos.items()), tuple(notes)
 
 
 def editor_key(reading: Reading) -> str:
@@ -143,15 +153,15 @@ def editor_key(reading: Reading) -> str:
 
 def replace_reading(new: Reading) -> None:
     """Make ``new`` the reading: the last one's editor state and answer go with it."""
-    old: Reading | None = state.get(READING)
+    old: Reading | None = session.get(READING)
     if old is not None:
-        state.forget(editor_key(old) + "_")
-    state.put(READING, new)
-    state.drop(ANSWER)
+        session.forget(editor_key(old) + "_")
+    session.put(READING, new)
+    session.drop(ANSWER)
 
 
 def read_pressed() -> None:
-    current: Reading | None = state.get(READING)
+    current: Reading | None = session.get(READING)
     if keeps_fixes(current, inputs):
         st.info(tr(
             "These photos and tiles were read already: your fixes are kept. "
@@ -169,10 +179,10 @@ def read_pressed() -> None:
 if st.button(tr("Read the tiles", lang), type="primary", key="play_read", width="stretch"):
     read_pressed()
 
-reading: Reading | None = state.get(READING)
+reading: Reading | None = session.get(READING)
 if reading is None:
     st.stop()
-layout = reading.layout
+table_rack = reading.table_rack
 
 if reading.source != inputs:
     st.info(tr("The photos or typed tiles changed since they were read: press “Read the tiles” again to use them.", lang))
@@ -189,35 +199,35 @@ if reading.photos:
 if reading.notes:
     st.warning("\n".join(f"- {note}" for note in reading.notes))
 
-check = solver.check_table(layout.table_tiles, rules)
+check = solver.check_table(table_rack.table_tiles, rules)
 rows = []
-for m, chips in enumerate(layout.melds):
+for m, chips in enumerate(table_rack.melds):
     meld_check = check.melds[m]
     chips_html = [ui.reading_chip_html(c, lang) for c in chips]
     rows.append(ui.row_html(tr("Meld {n}", lang, n=m + 1), chips_html, bad=not meld_check.valid))
-if not layout.melds:
+if not table_rack.melds:
     rows.append(ui.row_html(tr("Table", lang), []) + f'<p class="rk-label">{tr("empty", lang)}</p>')
-rows.append(ui.row_html(tr("Rack", lang), [ui.reading_chip_html(c, lang) for c in layout.rack]))
+rows.append(ui.row_html(tr("Rack", lang), [ui.reading_chip_html(c, lang) for c in table_rack.rack]))
 ui.show_html("".join(rows))
-ui.legend(lang, [k for k in ("uncertain", "corrected", "edited") if any(getattr(layout.chip(p), k) for p in layout.places())])
+ui.legend(lang, [k for k in ("uncertain", "corrected", "edited") if any(getattr(table_rack.chip(p), k) for p in table_rack.places())])
 
-doubts = [p for p in layout.places() if layout.chip(p).uncertain or layout.chip(p).corrected]
+doubts = [p for p in table_rack.places() if table_rack.chip(p).uncertain or table_rack.chip(p).corrected]
 if doubts:
     with st.expander(tr("Tiles to check ({n})", lang, n=len(doubts)), expanded=len(doubts) <= 6):
-        st.markdown("\n".join(f"- {ui.place_label(layout, p, lang)} — {ui.chip_note(layout.chip(p), lang)}" for p in doubts))
+        st.markdown("\n".join(f"- {ui.place_label(table_rack, p, lang)} — {ui.chip_note(table_rack.chip(p), lang)}" for p in doubts))
 
 
-def excess_tiles(layout: Layout, rules: RuleSet) -> tuple[Tile, ...]:
+def excess_tiles(table_rack: TableAndRack, rules: RuleSet) -> tuple[Tile, ...]:
     """Tiles of which the table and the rack together hold more copies than the game has
     (three red 7s; three jokers in a two-joker game): the check a position makes."""
     try:
-        check_tile_limits([t for meld in layout.table_tiles for t in meld] + list(layout.rack_tiles), rules)
+        check_tile_limits([t for meld in table_rack.table_tiles for t in meld] + list(table_rack.rack_tiles), rules)
     except ImpossibleStateError as err:
         return err.tiles
     return ()
 
 
-excess = excess_tiles(layout, rules)
+excess = excess_tiles(table_rack, rules)
 table_ok = check.valid
 table_problems = [
     tr("Meld {n} is not valid: {reasons}", lang, n=m + 1,
@@ -232,22 +242,22 @@ if table_problems:
     st.error("\n".join(f"- {line}" for line in table_problems))
 
 
-def set_layout(new: Layout) -> None:
-    if state.get(tile_profiles.TEACH) and tile_profiles.active_name():
-        teach(tile_profiles.corrections(layout, new))
+def set_table_rack(new: TableAndRack) -> None:
+    if session.get(tile_profiles.TEACH) and tile_profiles.active_name():
+        teach(tile_profiles.corrections(table_rack, new))
     replace_reading(reading.fixed_to(new))
 
 
 def teach(changed) -> None:
     """Add the photo tiles the player just changed to the active tile profile (the opt-in switch)."""
     try:
-        stored = tile_profiles.teach(state.get(SAMPLES, {}), changed)
+        stored = tile_profiles.teach(session.get(SAMPLES, {}), changed)
     except Exception as err:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
         log.warning("teaching the tile profile failed: %s", err)
-        state.put(TAUGHT, ("error", tr("The tile profile could not learn this tile: {reason}", lang, reason=error_text(err, lang))))
+        session.put(TAUGHT, ("error", tr("The tile profile could not learn this tile: {reason}", lang, reason=error_text(err, lang))))
         return
     if stored is not None:
-        state.put(TAUGHT, ("success", tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name)))
+        session.put(TAUGHT, ("success", tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name)))
 
 
 with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok or bool(excess)):
@@ -256,11 +266,11 @@ with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok o
             ui.plain(tr("Teach the tile profile {name!r} each tile I change", lang, name=tile_profiles.active_name())),
             key=tile_profiles.TEACH,
         )
-    taught = state.get(TAUGHT)
+    taught = session.get(TAUGHT)
     if taught:
         (st.success if taught[0] == "success" else st.warning)(ui.plain(taught[1]))
-        state.drop(TAUGHT)
-    ui.layout_editor(editor_key(reading), layout, set_layout, lang)
+        session.drop(TAUGHT)
+    ui.fix_editor(editor_key(reading), table_rack, set_table_rack, lang)
     if reading.fixed:
         st.button(
             tr("Undo my fixes", lang), key="play_undo_fixes", on_click=replace_reading, args=(reading.undone(),),
@@ -280,7 +290,7 @@ with c2:
         format_func=lambda v: tr("most tiles", lang) if v == Objective.TILES.value else tr("most points", lang),
     )
 st.caption(rules_summary(rules, lang))
-question = (layout, initial_done, objective, rules)
+question = (table_rack, initial_done, objective, rules)
 
 
 def find_move(rules: RuleSet) -> bool:
@@ -289,10 +299,9 @@ def find_move(rules: RuleSet) -> bool:
         st.error(tr("Fix the table first: every meld on it must be valid before a move can be found.", lang))
         return False
     try:
-        position = Position(layout.table_tiles, layout.rack_tiles, initial_done, rules)
+        position = Position(table_rack.table_tiles, table_rack.rack_tiles, initial_done, rules)
     except ImpossibleStateError as err:
-        tiles = ", ".join(tile_label(t, lang) for t in err.tiles)
-        st.error(tr("Impossible tiles: more copies of {tiles} than the game has.", lang, tiles=tiles))
+        st.error(impossible_tiles_text(err.tiles, lang))
         return False
     with st.spinner(tr("Looking for the best move…", lang)):
         try:
@@ -304,7 +313,7 @@ def find_move(rules: RuleSet) -> bool:
             log.exception("solving failed")
             st.error(tr("The move search failed; nothing was lost. Try again, or check the tiles.", lang))
             return False
-    state.put(ANSWER, Answer(question, suggestion))
+    session.put(ANSWER, Answer(question, suggestion))
     return True
 
 
@@ -318,12 +327,12 @@ SCROLL_TO_ANSWER = """<script>
 </script>"""
 
 solved_now = st.button(
-    tr("Find my best move", lang), type="primary", key="play_solve", disabled=not layout.rack, width="stretch",
+    tr("Find my best move", lang), type="primary", key="play_solve", disabled=not table_rack.rack, width="stretch",
 ) and find_move(rules)
-if not layout.rack:
+if not table_rack.rack:
     st.caption(tr("Add your rack's tiles to get a move.", lang))
 
-answer: Answer | None = state.get(ANSWER)
+answer: Answer | None = session.get(ANSWER)
 if answer is None or answer.question != question:
     st.stop()
 
@@ -333,7 +342,7 @@ def show_answer(suggestion: Suggestion) -> None:
     st.subheader(tr("Your move", lang))
     st.caption(rules_summary(suggestion.position.rules, lang))  # the rules this move was found under
     if suggestion.action is Action.DRAW:
-        st.warning(tr("No legal move: draw a tile.", lang))
+        st.warning(no_move_text(lang))
         if not initial_done:
             st.caption(tr(
                 "Your initial meld must be worth at least {points} points from your rack alone.", lang,
@@ -341,10 +350,7 @@ def show_answer(suggestion: Suggestion) -> None:
             ))
         return
 
-    st.success(
-        tr("Play {count} tile(s) worth {points} points: {tiles}", lang, count=suggestion.tiles_placed,
-           points=suggestion.value_placed, tiles=", ".join(tile_label(t, lang) for t in suggestion.played))
-    )
+    st.success(play_summary(suggestion, lang))
     new_rows = []
     highlights: set[str] = set()
     for n, new in enumerate(suggestion.new_table):
@@ -363,7 +369,7 @@ def show_answer(suggestion: Suggestion) -> None:
     st.markdown("**" + tr("Steps", lang) + "**")
     st.markdown("\n".join(f"{i}. {text}" for i, text in enumerate(solver.describe_steps(suggestion, lang), start=1)))
     if not suggestion.optimal:
-        st.caption(tr("The search stopped at its time limit: this move is legal but may not be the best.", lang))
+        st.caption(time_limit_note(lang))
 
 
 with st.container(key="play_answer_box"):

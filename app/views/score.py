@@ -9,16 +9,19 @@ import pandas as pd
 import streamlit as st
 
 from app import components as ui
-from app import state
+from app import session
 from app.codec import describe_outcome, score_sheet_csv
-from app.photos import PhotoError, read_photo
+from app.photo_reading import PhotoError
+from app.photos import read_upload
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
+from solver.explain import notation_error_text
 from solver.i18n import error_text, tr
 from solver.players import MAX_PLAYERS
 from solver.rules import UnmeldedScoring
 from solver.scoring import PlayerRack, PoolExhausted, RoundResult, ScoringError, WentOut, score_round
 from solver.tiles import NotationError, format_tiles, parse_tiles
+from vision.reading import ReadingKind
 
 GAME = "score_game_id"
 GAME_PICKER = "score_game"
@@ -41,11 +44,11 @@ class Preview:
     replaces: int | None
 
 
-lang = state.lang()
+lang = session.lang()
 st.title(tr("Score sheet", lang))
 
 try:
-    store = state.store()
+    store = session.store()
     games = store.games()
 except StorageError as err:
     st.error(ui.plain(tr("The score database cannot be opened: {reason}", lang, reason=error_text(err, lang))))
@@ -53,9 +56,9 @@ except StorageError as err:
 if store.read_only is not None:  # e.g. a read-only data folder: the sheet is shown, saving fails
     st.warning(error_text(store.read_only, lang))
 
-if state.get(FLASH):
-    st.success(state.get(FLASH))
-    state.drop(FLASH)
+if session.get(FLASH):
+    st.success(session.get(FLASH))
+    session.drop(FLASH)
 
 # --- the game ---------------------------------------------------------------------------------
 
@@ -71,13 +74,13 @@ with st.expander(tr("New game", lang), expanded=not games):
         if st.form_submit_button(tr("Start the game", lang), type="primary"):
             players = [n.strip() for n in names if n.strip()]
             try:
-                game = store.create_game(players, state.rules())
+                game = store.create_game(players, session.rules())
             except ScoringError as err:
                 st.error(ui.plain(tr("Cannot start this game: {reason}", lang, reason=error_text(err, lang))))
             except StorageError as err:
                 st.error(ui.plain(tr("The game could not be saved: {reason}", lang, reason=error_text(err, lang))))
             else:
-                state.put(GAME_PICKER, game.id)
+                session.put(GAME_PICKER, game.id)
                 st.rerun()
 
 if not games:
@@ -85,13 +88,13 @@ if not games:
     st.stop()
 
 ids = [g.id for g in games]
-if state.get(GAME_PICKER) not in ids:
-    state.put(GAME_PICKER, ids[0])
+if session.get(GAME_PICKER) not in ids:
+    session.put(GAME_PICKER, ids[0])
 by_id = {g.id: g for g in games}
 game_id = st.selectbox(tr("Game", lang), ids, key=GAME_PICKER, format_func=lambda i: game_label(by_id[i]))
-if game_id != state.get(GAME):  # another game opened: forget the half-done round of the last one
-    state.put(GAME, game_id)
-    state.drop(PREVIEW, EDITING, CONFIRM_DELETE)
+if game_id != session.get(GAME):  # another game opened: forget the half-done round of the last one
+    session.put(GAME, game_id)
+    session.drop(PREVIEW, EDITING, CONFIRM_DELETE)
 game = by_id[game_id]
 st.caption(rules_summary(game.rules, lang))
 #: Whether this game's rules score a player who never melded differently (then each rack asks).
@@ -106,10 +109,10 @@ except (StorageError, NotFoundError) as err:
 
 # --- a round ----------------------------------------------------------------------------------
 
-editing: SavedRound | None = next((r for r in saved if r.id == state.get(EDITING)), None)
+editing: SavedRound | None = next((r for r in saved if r.id == session.get(EDITING)), None)
 st.subheader(tr("Edit round {n}", lang, n=editing.number) if editing else tr("Round {n}", lang, n=len(saved) + 1))
 # Each round form gets fresh widget keys (the browser keeps a widget's last value per key).
-form = f"score_round_{game.id}_{editing.id if editing else 'new'}_{state.get(FORM_NONCE, 0)}"
+form = f"score_round_{game.id}_{editing.id if editing else 'new'}_{session.get(FORM_NONCE, 0)}"
 if editing and f"{form}_end" not in st.session_state:  # load the round being edited, once
     outcome = editing.result.outcome
     st.session_state[f"{form}_end"] = outcome.player if isinstance(outcome, WentOut) else POOL
@@ -119,7 +122,7 @@ if editing and f"{form}_end" not in st.session_state:  # load the round being ed
         st.session_state[f"{form}_could_meld_{i}"] = rack.could_have_melded
 
 ending = st.radio(
-    tr("How did the round end?", lang), [*game.players, POOL], key=state.keep(f"{form}_end"),
+    tr("How did the round end?", lang), [*game.players, POOL], key=session.keep(f"{form}_end"),
     format_func=lambda v: tr("pool exhausted", lang) if v == POOL else ui.plain(tr("{player} went out", lang, player=v)),
 )
 
@@ -137,7 +140,7 @@ for i, player in enumerate(game.players):
         if photo is not None and st.button(tr("Read the photo", lang), key=f"{form}_read_{i}"):
             try:
                 with st.spinner(tr("Reading the rack…", lang)):
-                    reading = read_photo(photo, "rack", game.rules, lang)
+                    reading = read_upload(photo, ReadingKind.RACK, game.rules, lang)
             except PhotoError as err:
                 st.error(ui.plain(tr("The photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
             else:
@@ -185,16 +188,16 @@ if c1.button(tr("Score the round", lang), type="primary", key=f"{form}_score"):
         outcome = PoolExhausted() if ending == POOL else WentOut(ending)
         result = score_round(racks, outcome, game.rules)
     except NotationError as err:
-        st.error(ui.plain(tr("A rack cannot be read: {reason}", lang, reason=ui.notation_error_text(err, lang))))
+        st.error(ui.plain(tr("A rack cannot be read: {reason}", lang, reason=notation_error_text(err, lang))))
     except ScoringError as err:
         st.error(ui.plain(tr("This round cannot be scored: {reason}", lang, reason=error_text(err, lang))))
     else:
-        state.put(PREVIEW, Preview(game.id, racks, result, editing.id if editing else None))
+        session.put(PREVIEW, Preview(game.id, racks, result, editing.id if editing else None))
 if editing and c2.button(tr("Cancel editing", lang), key=f"{form}_cancel"):
-    state.drop(EDITING, PREVIEW)
+    session.drop(EDITING, PREVIEW)
     st.rerun()
 
-preview: Preview | None = state.get(PREVIEW)
+preview: Preview | None = session.get(PREVIEW)
 if preview is not None and preview.game_id == game.id and preview.replaces == (editing.id if editing else None):
     rows = []
     unmelded = {r.name for r in preview.racks if not r.made_initial_meld} if ASK_UNMELDED else set()
@@ -219,18 +222,18 @@ if preview is not None and preview.game_id == game.id and preview.replaces == (e
         try:
             if preview.replaces is None:
                 store.add_round(game.id, preview.racks, preview.result)
-                state.put(FLASH, tr("Round saved.", lang))
+                session.put(FLASH, tr("Round saved.", lang))
             else:
                 store.replace_round(preview.replaces, preview.racks, preview.result)
-                state.put(FLASH, tr("Round updated.", lang))
+                session.put(FLASH, tr("Round updated.", lang))
         except (StorageError, NotFoundError, ScoringError) as err:
             st.error(ui.plain(tr(
                 "The round could not be saved (nothing was lost): {reason}", lang, reason=error_text(err, lang),
             )))
         else:
-            state.forget(form + "_")
-            state.put(FORM_NONCE, state.get(FORM_NONCE, 0) + 1)
-            state.drop(PREVIEW, EDITING)
+            session.forget(form + "_")
+            session.put(FORM_NONCE, session.get(FORM_NONCE, 0) + 1)
+            session.drop(PREVIEW, EDITING)
             st.rerun()
 
 # --- the sheet --------------------------------------------------------------------------------
@@ -270,12 +273,12 @@ chosen = c1.selectbox(
     ),
 )
 if c2.button(tr("Edit", lang), key="score_edit", width="stretch"):
-    state.put(EDITING, chosen)
-    state.drop(PREVIEW, CONFIRM_DELETE)
+    session.put(EDITING, chosen)
+    session.drop(PREVIEW, CONFIRM_DELETE)
     st.rerun()
 if c3.button(tr("Delete", lang), key="score_delete", width="stretch"):
-    state.put(CONFIRM_DELETE, chosen)
-pending = state.get(CONFIRM_DELETE)
+    session.put(CONFIRM_DELETE, chosen)
+pending = session.get(CONFIRM_DELETE)
 if pending in [r.id for r in saved]:
     number = next(r.number for r in saved if r.id == pending)
     st.warning(tr("Delete round {n}? The totals will be recomputed.", lang, n=number))
@@ -286,11 +289,11 @@ if pending in [r.id for r in saved]:
         except (StorageError, NotFoundError) as err:
             st.error(ui.plain(tr("The round could not be deleted: {reason}", lang, reason=error_text(err, lang))))
         else:
-            state.put(FLASH, tr("Round {n} deleted.", lang, n=number))
-        state.drop(CONFIRM_DELETE, EDITING, PREVIEW)
+            session.put(FLASH, tr("Round {n} deleted.", lang, n=number))
+        session.drop(CONFIRM_DELETE, EDITING, PREVIEW)
         st.rerun()
     if d2.button(tr("Keep it", lang), key="score_delete_no"):
-        state.drop(CONFIRM_DELETE)
+        session.drop(CONFIRM_DELETE)
         st.rerun()
 
 csv_text = score_sheet_csv(sheet, lang)

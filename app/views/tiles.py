@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from app import components as ui
-from app import state
+from app import session
 from app import tile_profiles
 from app.profile_store import ProfileError, safe_name
 from solver.i18n import error_text, tile_label, tr
@@ -39,17 +39,17 @@ class Pending:
     photos: int
 
 
-lang = state.lang()
+lang = session.lang()
 ui.inject_css()
 st.title(tr("My tiles", lang))
 st.caption(tr(
     "Teach the reader your own tile set: photograph your tiles laid out in rows, check the tiles it "
     "found, and save them as a profile. The profile you choose is used for every photo you read.", lang,
 ))
-flash = state.get(FLASH)
+flash = session.get(FLASH)
 if flash:
     (st.success if flash[0] == "success" else st.error)(ui.plain(flash[1]))
-    state.drop(FLASH)
+    session.drop(FLASH)
 
 # --- the profile in use, and the saved profiles --------------------------------------------------
 
@@ -58,8 +58,8 @@ listing = store.listing()
 for skipped in listing.skipped:
     st.warning(ui.plain(error_text(skipped, lang)))
 names = [p.name for p in listing.profiles]
-if state.get(tile_profiles.ACTIVE) not in ["", *names]:
-    state.put(tile_profiles.ACTIVE, "")
+if session.get(tile_profiles.ACTIVE) not in ["", *names]:
+    session.put(tile_profiles.ACTIVE, "")
 st.selectbox(
     tr("Tile profile used for every photo", lang), ["", *names], key=tile_profiles.ACTIVE,
     format_func=lambda name: name or tr("none: the reader alone", lang),
@@ -70,11 +70,11 @@ def delete(name: str) -> None:
     try:
         store.delete(name)
     except ProfileError as err:
-        state.put(FLASH, ("error", error_text(err, lang)))
+        session.put(FLASH, ("error", error_text(err, lang)))
         return
-    if state.get(tile_profiles.ACTIVE) == name:
-        state.put(tile_profiles.ACTIVE, "")
-    state.put(FLASH, ("success", tr("Deleted the tile profile {name!r}.", lang, name=name)))
+    if session.get(tile_profiles.ACTIVE) == name:
+        session.put(tile_profiles.ACTIVE, "")
+    session.put(FLASH, ("success", tr("Deleted the tile profile {name!r}.", lang, name=name)))
 
 
 if listing.profiles:
@@ -164,13 +164,13 @@ def read_calibration() -> None:
             st.error(tr("Photo {n} could not be read; nothing was saved. Try another photo.", lang, n=n + 1))
             return
     bar.empty()
-    state.put(PENDING, Pending(profile_name, layout, tuple(samples), len(uploads)))
+    session.put(PENDING, Pending(profile_name, layout, tuple(samples), len(uploads)))
 
 
 if st.button(tr("Read the photos", lang), type="primary", key="tiles_read"):
     read_calibration()
 
-pending: Pending | None = state.get(PENDING)
+pending: Pending | None = session.get(PENDING)
 if pending is None:
     st.stop()
 
@@ -197,7 +197,7 @@ for photo in range(pending.photos):
 
 
 def save() -> None:
-    current: Pending | None = state.get(PENDING)
+    current: Pending | None = session.get(PENDING)
     if current is None:
         return
     from vision.reader import load_reader, reader_fingerprint
@@ -205,11 +205,11 @@ def save() -> None:
     try:
         stored = store.save(current.name, current.samples, reader_fingerprint(load_reader()))
     except (ProfileError, OSError) as err:
-        state.put(FLASH, ("error", tr("The profile could not be saved: {reason}", lang, reason=error_text(err, lang))))
+        session.put(FLASH, ("error", tr("The profile could not be saved: {reason}", lang, reason=error_text(err, lang))))
         return
-    state.drop(PENDING)
-    state.put(tile_profiles.ACTIVE, stored.name)
-    state.put(FLASH, ("success", tr(
+    session.drop(PENDING)
+    session.put(tile_profiles.ACTIVE, stored.name)
+    session.put(FLASH, ("success", tr(
         "Saved {count} tile(s) to the profile {name!r}; it is now used for every photo.", lang,
         count=len(current.samples), name=stored.name,
     )))
@@ -220,4 +220,4 @@ c1.button(
     ui.plain(tr("Save to the profile {name!r}", lang, name=pending.name)), type="primary", key="tiles_save", on_click=save,
     width="stretch",
 )
-c2.button(tr("Discard", lang), key="tiles_discard", on_click=state.drop, args=(PENDING,), width="stretch")
+c2.button(tr("Discard", lang), key="tiles_discard", on_click=session.drop, args=(PENDING,), width="stretch")

@@ -17,7 +17,7 @@ from functools import cache
 import streamlit as st
 
 from app import components as ui
-from app import state
+from app import session
 from app.clock_panel import GAME_CLOCK, game_clock_panel
 from app.storage import NotFoundError, StorageError
 from app.turn_reading import show_turn_start
@@ -43,7 +43,7 @@ MODE = "timer_mode"
 #: The Score page's game picker (``GAME_PICKER`` in app/views/score.py): its players sit at the table.
 SCORE_GAME = "score_game"
 
-lang = state.lang()
+lang = session.lang()
 st.title(tr("Turn timer", lang))
 clock_slot = st.container(key="timer_clock")
 buttons_slot = st.container(key="timer_buttons")
@@ -51,10 +51,10 @@ buttons_slot = st.container(key="timer_buttons")
 
 def seated_players() -> tuple[str, ...]:
     """The open score game's players, else the names typed here (seat order either way)."""
-    game_id = state.get(SCORE_GAME)
+    game_id = session.get(SCORE_GAME)
     if game_id is not None:
         try:
-            game = state.store().game(game_id)
+            game = session.store().game(game_id)
         except (StorageError, NotFoundError):
             pass
         else:
@@ -62,7 +62,7 @@ def seated_players() -> tuple[str, ...]:
                 "Players of game {id}, in seat order: {players}", lang, id=game.id, players=", ".join(game.players),
             )))
             return game.players
-    timer: TurnTimer | None = state.get(TIMER)
+    timer: TurnTimer | None = session.get(TIMER)
     if PLAYERS_TEXT not in st.session_state and timer is not None:  # back from another page
         st.session_state[PLAYERS_TEXT] = ", ".join(timer.players)
     text = st.text_input(
@@ -89,7 +89,7 @@ if not players:
     st.stop()
 
 if MODE not in st.session_state:  # the last choice, also when coming back from another page
-    st.session_state[MODE] = "clock" if state.get(GAME_CLOCK) is not None else "turn"
+    st.session_state[MODE] = "clock" if session.get(GAME_CLOCK) is not None else "turn"
 mode = st.radio(
     tr("Timer", lang), ["turn", "clock"], key=MODE, horizontal=True,
     format_func=lambda m: tr("Turn timer", lang) if m == "turn" else tr("Game clock (tournament)", lang),
@@ -98,19 +98,19 @@ if mode == "clock":
     game_clock_panel(players, lang)
     st.stop()
 
-timer: TurnTimer | None = state.get(TIMER)
+timer: TurnTimer | None = session.get(TIMER)
 if LENGTH not in st.session_state:  # the last setting, also when coming back from another page
     st.session_state[LENGTH] = int(timer.turn_seconds or 0) if timer is not None else 60
 seconds = st.radio(tr("Turn length", lang), TURN_LENGTHS, key=LENGTH, format_func=length_label, horizontal=True)
 beep = st.toggle(tr("Beep when time is up", lang), value=True, key=BEEP, disabled=not seconds)
 rule_caption()
 timer = configure(timer, players, seconds or None)
-state.put(TIMER, timer)
+session.put(TIMER, timer)
 
 
 def act(action) -> None:
     """A button's callback: the new timer from the old one at this moment."""
-    state.put(TIMER, action(state.get(TIMER), time.monotonic()))
+    session.put(TIMER, action(session.get(TIMER), time.monotonic()))
 
 
 @cache
@@ -146,7 +146,7 @@ with buttons_slot.container(horizontal=True, gap="small"):  # one row, also on a
 @st.fragment(run_every=1 if timer.running else None)
 def countdown() -> None:
     """Only this part reruns each second while the clock runs."""
-    timer: TurnTimer = state.get(TIMER)
+    timer: TurnTimer = session.get(TIMER)
     now = time.monotonic()
     up = expired(timer, now)
     ui.show_html(countdown_html(timer, remaining(timer, now), up))

@@ -10,18 +10,21 @@ from __future__ import annotations
 import streamlit as st
 
 from app import components as ui
-from app import state
-from app.photos import PhotoError, read_photo
+from app import session
+from app.photo_reading import InputSource, PhotoError, PhotoFailure, choose_input
+from app.photos import read_upload
 from app.rules_text import rules_summary
 from app.turn_reading import TURN_START, TableReading, from_photo, from_text, highlight, melds_html, spot_boxes
+from solver.explain import notation_error_text
 from solver.i18n import error_text, tile_label, tr
 from solver.tiles import NotationError, parse_tiles
 from solver.turn_check import Side, TurnCheck, TurnCheckError, check_turn
+from vision.reading import ReadingKind
 
 RESULT = "turn_result"
 
-lang = state.lang()
-rules = state.rules()
+lang = session.lang()
+rules = session.rules()
 ui.inject_css()
 st.title(tr("Check a turn", lang))
 st.caption(tr(
@@ -50,35 +53,37 @@ def says(side: str, message: str, **params: object) -> str:
 
 def read_table(side: str, photo: bytes | None, text: str) -> TableReading | None:
     """The table from the photo (it wins over typing) or the typed melds; ``None`` after a message."""
+    source = choose_input(photo is not None, text).source
     try:
-        if photo is not None:
+        if source is InputSource.PHOTO:
             with st.spinner(tr("Reading the photo…", lang)):
-                reading = from_photo(read_photo(photo, "table", rules, lang))
+                reading = from_photo(read_upload(photo, ReadingKind.TABLE, rules, lang))
             if reading.tile_count == 0:
                 st.error(ui.plain(says(side, "no-tiles")))
                 return None
             return reading
-        if text.strip():
+        if source is InputSource.TEXT:
             return from_text(text)
     except PhotoError as err:
         st.error(ui.plain(says(side, "unreadable", reason=error_text(err, lang))))
         return None
     except NotationError as err:
-        st.error(ui.plain(says(side, "notation", reason=ui.notation_error_text(err, lang))))
+        st.error(ui.plain(says(side, "notation", reason=notation_error_text(err, lang))))
         return None
     st.info(says(side, "empty"))
     return None
 
 
 def read_rack(photo: bytes | None, text: str) -> tuple | None:
-    """The player's rack from the photo or the typed tiles; ``None`` when neither is given.
-    Raises :class:`PhotoError` or :class:`NotationError`."""
-    if photo is not None:
-        reading = read_photo(photo, "rack", rules, lang)
+    """The player's rack from the photo (it wins over typing) or the typed tiles; ``None`` when
+    neither is given. Raises :class:`PhotoError` or :class:`NotationError`."""
+    source = choose_input(photo is not None, text).source
+    if source is InputSource.PHOTO:
+        reading = read_upload(photo, ReadingKind.RACK, rules, lang)
         if reading.tile_count == 0:
-            raise PhotoError("no tiles found on the photo")
+            raise PhotoError("no tiles found on the photo", failure=PhotoFailure.NO_TILES)
         return tuple(chip.tile for row in reading.rows for chip in row)
-    return parse_tiles(text) if text.strip() else None
+    return parse_tiles(text) if source is InputSource.TEXT else None
 
 
 # --- 1. the start of the turn ------------------------------------------------------------------
@@ -91,10 +96,10 @@ start_photo = ui.photo_input(tr("Photo of the table at the start of the turn", l
 if st.button(tr("Record the start of the turn", lang), type="primary", key="turn_record"):
     recorded = read_table("start", start_photo, start_text)
     if recorded is not None:
-        state.put(TURN_START, recorded)
-        state.drop(RESULT)
+        session.put(TURN_START, recorded)
+        session.drop(RESULT)
 
-start: TableReading | None = state.get(TURN_START)
+start: TableReading | None = session.get(TURN_START)
 if start is None:
     st.stop()
 with st.expander(tr("Recorded start of the turn ({count} tiles)", lang, count=start.tile_count), expanded=False):
@@ -116,7 +121,7 @@ with st.expander(tr("The player's rack at the start of the turn (optional)", lan
 opened = st.toggle(tr("The player had made the initial meld before this turn", lang), value=True, key="turn_opened")
 
 if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
-    state.drop(RESULT)
+    session.drop(RESULT)
     end = read_table("end", end_photo, end_text)
     try:
         rack = read_rack(rack_photo, rack_text)
@@ -124,15 +129,15 @@ if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
         st.error(ui.plain(tr("The rack photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
         end = None
     except NotationError as err:
-        st.error(ui.plain(tr("In the typed rack: {reason}", lang, reason=ui.notation_error_text(err, lang))))
+        st.error(ui.plain(tr("In the typed rack: {reason}", lang, reason=notation_error_text(err, lang))))
         end = None
     if end is not None:
         try:
-            state.put(RESULT, (end, check_turn(start.melds, end.melds, rack, opened, rules)))
+            session.put(RESULT, (end, check_turn(start.melds, end.melds, rack, opened, rules)))
         except TurnCheckError as err:
             st.error(ui.plain(tr("The turn cannot be checked: {reason}.", lang, reason=error_text(err, lang))))
 
-result: tuple[TableReading, TurnCheck] | None = state.get(RESULT)
+result: tuple[TableReading, TurnCheck] | None = session.get(RESULT)
 if result is None:
     st.stop()
 end, check = result
@@ -166,6 +171,6 @@ for side, reading, caption in (
         st.image(highlight(reading.photo_jpeg, spot_boxes(reading, spots, side)), width="stretch")
 
 if check.legal and st.button(tr("Next turn: this table is the new start", lang), key="turn_next"):
-    state.put(TURN_START, end)
-    state.drop(RESULT)
+    session.put(TURN_START, end)
+    session.drop(RESULT)
     st.rerun()

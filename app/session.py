@@ -64,7 +64,7 @@ LANGUAGE_NAMES = {"en": "English", "uk": "Українська", "ru": "Русс
 
 def keep(key: str) -> str:
     """Register a widget's key so its value is re-stored on every run, like
-    :data:`PERSISTENT_WIDGETS`; returns the key (``key=state.keep(...)``).
+    :data:`PERSISTENT_WIDGETS`; returns the key (``key=session.keep(...)``).
 
     Needed by every choice whose option labels are translated: Streamlit's browser side
     remembers a radio's or selectbox's choice by its label, so after a language switch it

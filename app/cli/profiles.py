@@ -19,13 +19,13 @@ JSON (``--json``)::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from solver.i18n import error_text, tr
 from vision.calibration import CalibrationError, parse_layout
 
-from .profile_store import ProfileError, ProfileStore, safe_name
+from ..profile_store import ProfileError, ProfileStore, safe_name
+from .render import emit_json
 
 
 def add_tiles_option(cmd: argparse.ArgumentParser) -> None:
@@ -67,10 +67,6 @@ def add_commands(commands: argparse._SubParsersAction, common: argparse.Argument
     delete.set_defaults(handler=_run_delete)
 
 
-def _emit_json(data: object) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=2))
-
-
 def _run_calibrate(args: argparse.Namespace) -> int:
     from vision.calibration import collect_samples
     from vision.images import ImageError, load_image
@@ -97,7 +93,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     stored = store.save(name, samples, reader_fingerprint(load_reader()))
     summary = stored.summary
     if args.json:
-        _emit_json({
+        emit_json({
             "name": summary.name, "tiles": summary.tiles, "kinds": summary.kinds, "added": len(samples),
             "photos": len(args.photos), "layout": layout.notation,
         })
@@ -114,7 +110,7 @@ def _run_list(args: argparse.Namespace) -> int:
     for err in listing.skipped:
         print(tr("rummikub: warning: {detail}", args.lang, detail=error_text(err, args.lang)), file=sys.stderr)
     if args.json:
-        _emit_json({
+        emit_json({
             "profiles": [
                 {"name": p.name, "tiles": p.tiles, "kinds": p.kinds, "corrections": p.corrections, "updated": p.updated}
                 for p in listing.profiles
@@ -137,7 +133,7 @@ def _run_delete(args: argparse.Namespace) -> int:
     name = store.load(args.name).name
     store.delete(args.name)
     if args.json:
-        _emit_json({"deleted": name})
+        emit_json({"deleted": name})
     else:
         print(tr("Deleted the tile profile {name!r}.", args.lang, name=name))
     return 0

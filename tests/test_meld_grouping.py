@@ -7,7 +7,7 @@ import pytest
 
 from datasets.synth.scenes import compose_scene
 from vision.detections import Detections
-from vision.layout import group_into_melds
+from vision.meld_grouping import group_into_melds
 
 TILE_W, TILE_H = 40.0, 56.0
 
