@@ -151,6 +151,16 @@ def test_a_damaged_profile_file_is_skipped_with_a_message(capsys, data_dir):
     assert code == 0 and len(json.loads(out)["skipped"]) == 1
 
 
+def test_reading_with_a_damaged_profile_is_a_message_not_a_crash(capsys, tmp_path, data_dir):
+    folder = data_dir / "profiles"
+    folder.mkdir(parents=True)
+    (folder / ("broken" + SUFFIX)).write_bytes(b"garbage")
+    code, out, err = _cli(capsys, "read", str(tmp_path / "any.jpg"), "--tiles", "broken")
+    assert code == 2 and out == ""
+    assert f"the tile profile file broken{SUFFIX} is damaged or not a tile profile" in err
+    assert (folder / ("broken" + SUFFIX)).read_bytes() == b"garbage"  # left as it was
+
+
 def test_unknown_profiles_and_tiles_without_photos_are_errors(capsys, tmp_path):
     code, out, err = _cli(capsys, "read", str(tmp_path / "any.jpg"), "--tiles", "nobody")
     assert code == 2 and out == "" and "there is no tile profile named 'nobody'" in err
