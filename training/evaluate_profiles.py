@@ -46,9 +46,9 @@ import numpy as np
 from datasets.synth.editions import HELD_OUT_EDITIONS, Edition, edition
 from datasets.synth.rows import lay_out_rows
 from datasets.synth.scenes import Scene
-from training.testsets import TEST_SETS
 from solver.rules import STANDARD
 from solver.tiles import NUM_KINDS, Tile
+from training.testsets import TEST_SETS
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import decode
 from vision.detections import Detections, box_iou
