@@ -67,6 +67,21 @@ def _chips(table_rack: TableAndRack):
 
 def teach(samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]]) -> StoredProfile | None:
     """Add each changed photo tile, labelled as the player set it, to the active profile."""
+    if not active_name():
+        return None
+    return teach_profile(store(), active_name(), samples, changed)
+
+
+def teach_profile(
+    profiles: ProfileStore, name: str, samples: Mapping[str, Sequence[TileSample]],
+    changed: Sequence[tuple[tuple[str, int], Tile]],
+) -> StoredProfile | None:
+    """Add each changed photo tile, labelled as the player set it, to the profile ``name`` in ``profiles``.
+
+    The Play page's *Change* (through :func:`teach`) and the measurement of how many corrections
+    fix a class (``python -m training.evaluate_profiles``) both teach through here. None when no
+    changed tile has a sample (nothing is written).
+    """
     from vision.reader import load_reader, reader_fingerprint
 
     taught = []
@@ -74,9 +89,9 @@ def teach(samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[t
         sample = _sample(samples, kind, index)
         if sample is not None:
             taught.append(TileSample(tile, sample.crops, sample.embedding, sample.box))
-    if not taught or not active_name():
+    if not taught:
         return None
-    return store().save(active_name(), taught, reader_fingerprint(load_reader()), origin=CORRECTION)
+    return profiles.save(name, taught, reader_fingerprint(load_reader()), origin=CORRECTION)
 
 
 def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) -> TileSample | None:
@@ -84,4 +99,4 @@ def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) 
     return kept[index] if 0 <= index < len(kept) else None
 
 
-__all__ = ["ACTIVE", "TEACH", "active_name", "active_profile", "corrections", "store", "teach"]
+__all__ = ["ACTIVE", "TEACH", "active_name", "active_profile", "corrections", "store", "teach", "teach_profile"]

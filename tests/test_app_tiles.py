@@ -213,6 +213,20 @@ def _change_first_tile_to_joker(at):
     assert not at.exception, at.exception
 
 
+def test_a_damaged_active_profile_is_a_note_and_the_photo_is_still_read(monkeypatch, private_data):
+    profiles = _reader_spy(monkeypatch)
+    store = _store(private_data)
+    store.save("Ours", [_sample(parse_tile("j"))], READER)
+    at = start_app("tiles")
+    at.selectbox(key="tiles_active_profile").set_value("Ours").run()
+    store.path("Ours").write_bytes(b"damaged")
+    at.switch_page("views/play.py").run()
+    _read_table_photo(at)
+    assert profiles == [None]
+    assert "The tile profile 'Ours' was not used: the tile profile file ours.tiles.npz is damaged" in shown(at.warning)[0]
+    assert store.path("Ours").read_bytes() == b"damaged"
+
+
 def test_a_tile_changed_on_play_teaches_the_active_profile_only_when_switched_on(monkeypatch, private_data):
     _reader_spy(monkeypatch)
     store = _store(private_data)

@@ -124,6 +124,17 @@ def test_two_detections_at_one_place_are_refused():
     assert "row 2: tiles 1 and 2 were found at the same place" in str(caught.value)
 
 
+def test_a_tile_found_twice_is_named_as_such_not_as_a_row_with_a_tile_too_many():
+    """A detector that boxes one tile twice (each half of a two-faced joker) makes the row one too long."""
+    dets = _grid([3, 2], shuffle_seed=None)
+    boxes = np.vstack([dets.boxes, dets.boxes[4:5] + [2, -12, 2, -12]])
+    with pytest.raises(CalibrationError) as caught:
+        pair_with_layout(Detections(boxes, np.ones(len(boxes), np.float32)), parse_layout("r1 r2 r3 | j j"))
+    assert str(caught.value) == (
+        "row 2: tiles 2 and 3 were found at the same place; lay the tiles apart and take the photo again"
+    )
+
+
 def test_no_tiles_or_an_empty_layout_are_errors():
     with pytest.raises(CalibrationError, match="no tiles found"):
         pair_with_layout(Detections.empty(), DEFAULT_LAYOUT)

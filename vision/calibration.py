@@ -143,6 +143,9 @@ def pair_with_layout(
     if len(detections) == 0:
         raise CalibrationError("no tiles found in the photo")
     rows = rows_of(detections)
+    doubled = _same_place(rows, detections)  # first: a tile found twice also makes its row's count wrong
+    if doubled is not None:
+        raise doubled
     fits: list[tuple[float, int, tuple[int, ...]]] = []
     first_problem: CalibrationError | None = None
     for turn, candidate in enumerate((layout, layout.turned())):
@@ -156,9 +159,6 @@ def pair_with_layout(
     if not fits:
         assert first_problem is not None
         raise first_problem
-    doubled = _same_place(rows, detections)
-    if doubled is not None:
-        raise doubled
     return max(fits)[2]
 
 

@@ -14,14 +14,16 @@ has seen is the profile's opinion ``q``; how far it is heard depends on how clos
 to its nearest class mean: not at all below a cosine of ``RECOGNISED[0]``, fully from
 ``RECOGNISED[1]``, linearly between (``s``). The result is ``(1 - WEIGHT * s) * p + WEIGHT * s * q``.
 
-Why so: on tile styles the reader never saw, the class means alone read 95-100 % of tiles right
-and the classifier 93-97 %, wrong in other places (a star joker read as red 4 with certainty, black
-read as red), so the profile must be able to overrule a confident classifier (``WEIGHT`` above
+Why so: on photos of large upright tiles in styles the reader never saw, the class means alone
+read 95-100 % of tiles right and the classifier 93-97 %, wrong in other places (a star joker read
+as red 4 with certainty, black read as red), so the profile must be able to overrule a confident classifier (``WEIGHT`` above
 one half). On the edition the reader was trained on, a mean made from one poor sample is
 sometimes confidently wrong, but then the tile lies far from every mean (cosine 0.5-0.8 where a
 right match gives 0.85-0.99), so the gate keeps the classifier's answer. A product of experts and
 an ungated mix were measured too and lost on one side or the other; a linear head fitted on the
 calibration tiles learnt almost nothing, since the classifier already reads most of them right.
+On the held-out editions' photos of small, tilted or close-up tiles the profile changes almost
+nothing: those tiles lie below the gate (``models/reader.md``).
 """
 
 from __future__ import annotations
