@@ -129,15 +129,15 @@ def test_widened_reader_reads_tiles_as_before(tmp_path):
 
 
 def test_score_photo_counts_misreads_phantoms_and_flags():
-    from training.evaluate_suite import PhotoReading, TestPhoto, score_photo
-    from training.metrics import Reliability
+    from training.error_breakdown import ErrorKind
+    from training.evaluate_suite import PhotoReading, TestPhoto, new_totals, score_photo
 
     truth = np.array([[0, 0, 10, 14], [20, 0, 30, 14]], np.float32)
     photo = TestPhoto("p", Path("p.jpg"), truth, (3, 7), "rack", np.array([[50, 50, 60, 60]], np.float32))
     boxes = np.array([[0, 0, 10, 14], [20, 0, 30, 14], [50, 50, 60, 61]], np.float32)
-    reading = PhotoReading(boxes, (3, 8, 26), (False, True, False), (0.99, 0.6, 0.9), np.zeros(3), 1)
-    totals = {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0,
-              "distractors_read": 0, "ious": {}, "reliability": Reliability(), "outcomes": []}
+    reading = PhotoReading(boxes, (3, 8, 26), (False, True, False), (0.99, 0.6, 0.9), np.zeros(3),
+                           np.array([[80, 0, 90, 14]], np.float32))
+    totals = new_totals()
     misreads = score_photo(photo, reading, (100, 200), totals)
     assert (totals["hits"], totals["read"], totals["truth"], totals["exact"]) == (1, 3, 2, 0)
     assert totals["non_tiles_read"] == 1 and totals["distractors_read"] == 1 and totals["dropped"] == 1
@@ -149,3 +149,4 @@ def test_score_photo_counts_misreads_phantoms_and_flags():
     rel = totals["reliability"].as_dict()
     assert rel["right"] == 1 and rel["wrong"] == 2 and rel["wrong_flagged_share"] == 0.5
     assert totals["ious"] == {"1/20-1/8": [1.0, 1.0]}  # 14 px of a 200-px photo
+    assert totals["errors"] == {ErrorKind.NUMBER: 1, ErrorKind.NON_TILE: 1}
