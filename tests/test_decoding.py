@@ -205,3 +205,20 @@ def test_default_uncertainty_threshold_is_the_calibrated_one():
     sure = np.full((1, NUM_KINDS), 0.2 / (NUM_KINDS - 1))
     sure[0, 5] = 0.8
     assert decode(sure).uncertain == (False,)
+
+
+def test_a_joker_the_rules_chose_is_no_surer_than_the_classifier_says():
+    # A misread middle tile (red-3 where red-8 belongs): only a joker makes the run valid; the
+    # rules choose it, but the tile hardly looks like a joker, so it goes to the player to confirm.
+    probs = probs_for(sure("red-7"), {"red-3": 0.7, "joker": 0.2}, sure("red-9"))
+    result = decode(probs, [[0, 1, 2]])
+    assert names(result) == ["red-7", "joker", "red-9"]
+    assert result.confidence[1] == pytest.approx(0.2) and result.uncertain[1]
+    assert not result.uncertain[0] and not result.uncertain[2]
+
+
+def test_a_joker_the_classifier_is_sure_of_stays_sure():
+    probs = probs_for(sure("red-7"), sure("joker", 0.97), sure("red-9"))
+    result = decode(probs, [[0, 1, 2]])
+    assert names(result) == ["red-7", "joker", "red-9"]
+    assert result.confidence[1] > 0.95 and not result.uncertain[1]

@@ -15,7 +15,9 @@ table is valid. Decoding combines both, exactly but within bounds:
 
 A tile whose label differs from its classifier argmax is *corrected*; a tile whose final
 confidence stays below ``uncertain_below`` is *uncertain* and goes to the user with its
-alternatives. Everything is a pure function of numpy arrays and the rule set.
+alternatives. A joker is never surer than the classifier says (:func:`_joker_evidence`): the
+rules can explain any misread by a joker, since it fits every meld. Everything is a pure
+function of numpy arrays and the rule set.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 
 from solver.melds import check_meld
 from solver.rules import STANDARD, RuleSet
-from solver.tiles import NUM_KINDS, Tile
+from solver.tiles import JOKER_INDEX, NUM_KINDS, Tile
 
 
 class DecodingError(ValueError):
@@ -205,6 +207,18 @@ def _choose_with_copy_limits(units: Sequence[list[_Candidate]], scores: list[lis
     return [next(c for c, var in enumerate(vars_) if solver.Value(var)) for vars_ in picks]
 
 
+def _joker_evidence(confidence: np.ndarray, labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """A joker's confidence is at most the classifier's own probability of the joker.
+
+    A joker makes every meld valid, so a meld the classifier misread can always be "repaired"
+    with one, at a posterior near 1; and with at most two jokers in a set at 30 points each, a
+    phantom joker is the costliest misread. The rules may still choose a joker, but it then goes
+    to the player to confirm unless the tile itself looks like one.
+    """
+    is_joker = labels == JOKER_INDEX
+    return np.where(is_joker, np.minimum(confidence, probs[:, JOKER_INDEX]), confidence)
+
+
 def decode(
     probs: np.ndarray,
     melds: Sequence[Sequence[int]] = (),
@@ -258,7 +272,7 @@ def decode(
         if not unit[c].valid:  # the rules could not explain this meld: trust the classifier alone
             posterior[members] = probs[members]
     argmax = np.argmax(probs, axis=1)
-    confidence = posterior[np.arange(n), labels]
+    confidence = _joker_evidence(posterior[np.arange(n), labels], labels, probs)
     invalid = tuple(
         g for g, members in enumerate(groups)
         if members and require_valid_melds and not _valid(tuple(sorted(int(labels[i]) for i in members)), rules)
