@@ -22,7 +22,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -207,15 +207,26 @@ def new_totals() -> dict:
             "ious": {}, "reliability": Reliability(), "outcomes": [], "errors": Counter()}
 
 
+def with_photo_colour(seen: SeenPhoto, image_path: Path, weight: float) -> SeenPhoto:
+    """``seen`` with colour read relative to the photo (:mod:`training.photo_colour`; 0: as it is)."""
+    if weight <= 0:
+        return seen
+    from training.photo_colour import DEFAULT_INK, recolour
+    from vision.images import load_image
+
+    probs = recolour(seen.probs, load_image(image_path), seen.found.boxes, replace(DEFAULT_INK, weight=weight))
+    return replace(seen, probs=probs)
+
+
 def evaluate_set(
     photos: Sequence[TestPhoto], detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
-    not_tile_drop: float = NOT_TILE_DROP, cache: Path | None = None,
+    not_tile_drop: float = NOT_TILE_DROP, cache: Path | None = None, ink_weight: float = 0.0,
 ) -> dict:
     totals = new_totals()
     errors = []
     distractors = 0
     for photo in photos:
-        seen = see_photo(photo.image_path, detector, reader, cache)
+        seen = with_photo_colour(see_photo(photo.image_path, detector, reader, cache), photo.image_path, ink_weight)
         reading = decide_photo(seen, photo.kind, settings, not_tile_drop)
         misreads = score_photo(photo, reading, seen.shape, totals)
         distractors += len(photo.distractors)
@@ -273,6 +284,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--uncertain-below", type=float, help="decoding's uncertainty threshold (default: the shipped rule)")
     parser.add_argument("--not-tile-drop", type=float, default=NOT_TILE_DROP,
                         help="drop a box whose non-tile probability is above this (above 1: never)")
+    parser.add_argument("--ink-weight", type=float, default=0.0,
+                        help="read colour relative to the photo with this weight (training.photo_colour; 0: off, as shipped)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
     parser.add_argument("--cache", type=Path, help="keep each photo's detections and reader output here and reuse them "
                         "(when the same models read it): re-decoding then costs no inference")
@@ -280,8 +293,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     reader = load_any_reader(args.reader)
     settings = DEFAULT_SETTINGS
     if args.uncertain_below is not None:
-        from dataclasses import replace
-
         settings = replace(DEFAULT_SETTINGS, uncertain_below=args.uncertain_below)
     report = {}
     for name in args.sets:
@@ -290,7 +301,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (FileNotFoundError, ValueError) as exc:
             print(f"{name}: skipped ({exc})")
             continue
-        report[name] = evaluate_set(photos, args.detector, reader, settings, args.not_tile_drop, args.cache)
+        report[name] = evaluate_set(photos, args.detector, reader, settings, args.not_tile_drop, args.cache, args.ink_weight)
         print(summary(name, report[name]), flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
