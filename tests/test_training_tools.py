@@ -150,3 +150,27 @@ def test_score_photo_counts_misreads_phantoms_and_flags():
     assert rel["right"] == 1 and rel["wrong"] == 2 and rel["wrong_flagged_share"] == 0.5
     assert totals["ious"] == {"1/20-1/8": [1.0, 1.0]}  # 14 px of a 200-px photo
     assert totals["errors"] == {ErrorKind.NUMBER: 1, ErrorKind.NON_TILE: 1}
+
+
+def test_see_photo_cache_is_reused_only_for_the_same_models(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from training import evaluate_suite
+
+    calls = []
+
+    def fake_see(image, detector, reader):
+        calls.append(reader.source)
+        found = Detections(np.array([[0, 0, 10, 14]], np.float32), np.array([0.9], np.float32))
+        probs = np.full((1, 53), 1 / 53)
+        return evaluate_suite.SeenPhoto(found, probs, np.array([0.1]), image.shape[:2])
+
+    monkeypatch.setattr(evaluate_suite, "see_image", fake_see)
+    monkeypatch.setattr("vision.images.load_image", lambda path: np.zeros((20, 30, 3), np.uint8))
+    photo = tmp_path / "set" / "images" / "p.jpg"
+    first = evaluate_suite.see_photo(photo, None, SimpleNamespace(source="a.pt"), tmp_path / "cache")
+    again = evaluate_suite.see_photo(photo, None, SimpleNamespace(source="a.pt"), tmp_path / "cache")
+    other = evaluate_suite.see_photo(photo, None, SimpleNamespace(source="b.pt"), tmp_path / "cache")
+    assert calls == ["a.pt", "b.pt"]  # the second read came from the cache; another reader is read anew
+    assert np.array_equal(again.found.boxes, first.found.boxes) and again.shape == (20, 30)
+    assert np.allclose(again.probs, first.probs) and np.allclose(other.not_tile, [0.1])
