@@ -55,5 +55,4 @@ def test_a_tile_read_in_the_wrong_colour_takes_the_colour_its_ink_shares():
 def test_too_few_tiles_keep_the_readers_colours():
     image, boxes, _ = _photo()
     probs = np.full((DEFAULT_INK.min_tiles - 1, NUM_KINDS), 1.0 / NUM_KINDS)
-    assert recolour(probs, image, boxes[: len(probs)]) is not None
     assert np.array_equal(recolour(probs, image, boxes[: len(probs)]), probs)

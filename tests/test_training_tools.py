@@ -158,9 +158,12 @@ def test_see_photo_cache_is_reused_only_for_the_same_models(tmp_path, monkeypatc
     from training import evaluate_suite
 
     calls = []
+    weights = {name: tmp_path / f"{name}.pt" for name in ("a", "b")}
+    for path in weights.values():
+        path.write_bytes(b"w")
 
     def fake_see(image, detector, reader):
-        calls.append(reader.source)
+        calls.append(Path(reader.source).stem)
         found = Detections(np.array([[0, 0, 10, 14]], np.float32), np.array([0.9], np.float32))
         probs = np.full((1, 53), 1 / 53)
         return evaluate_suite.SeenPhoto(found, probs, np.array([0.1]), image.shape[:2])
@@ -168,9 +171,11 @@ def test_see_photo_cache_is_reused_only_for_the_same_models(tmp_path, monkeypatc
     monkeypatch.setattr(evaluate_suite, "see_image", fake_see)
     monkeypatch.setattr("vision.images.load_image", lambda path: np.zeros((20, 30, 3), np.uint8))
     photo = tmp_path / "set" / "images" / "p.jpg"
-    first = evaluate_suite.see_photo(photo, None, SimpleNamespace(source="a.pt"), tmp_path / "cache")
-    again = evaluate_suite.see_photo(photo, None, SimpleNamespace(source="a.pt"), tmp_path / "cache")
-    other = evaluate_suite.see_photo(photo, None, SimpleNamespace(source="b.pt"), tmp_path / "cache")
-    assert calls == ["a.pt", "b.pt"]  # the second read came from the cache; another reader is read anew
+    read = lambda name: evaluate_suite.see_photo(photo, None, SimpleNamespace(source=str(weights[name])), tmp_path / "c")  # noqa: E731
+    first, again, other = read("a"), read("a"), read("b")
+    assert calls == ["a", "b"]  # the second read came from the cache; another reader is read anew
+    weights["a"].write_bytes(b"retrained")
+    read("a")
+    assert calls == ["a", "b", "a"]  # the same file name with other weights is another model
     assert np.array_equal(again.found.boxes, first.found.boxes) and again.shape == (20, 30)
     assert np.allclose(again.probs, first.probs) and np.allclose(other.not_tile, [0.1])

@@ -109,11 +109,22 @@ class SeenPhoto:
     shape: tuple[int, int]  # the photo's height and width
 
 
+def _file_key(path: str | Path) -> str:
+    """A weights file as the cache knows it: its path, size and modification time (a retrained
+    file under the same name is another model)."""
+    path = Path(path)
+    if not path.is_file():
+        return str(path)
+    status = path.stat()
+    return f"{path}:{status.st_size}:{status.st_mtime_ns}"
+
+
 def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | None = None) -> SeenPhoto:
     """Detect and read one photo, or load what an earlier run with the same models saved in ``cache``."""
     from vision.images import load_image
+    from vision.model_files import model_path
 
-    models = f"{detector}|{getattr(reader, 'source', '')}"
+    models = "|".join(_file_key(p) for p in (detector or model_path("detector"), getattr(reader, "source", "")))
     cached = cache / f"{image_path.parent.parent.name}__{image_path.stem}.npz" if cache else None
     if cached is not None and cached.exists():
         saved = np.load(cached)
