@@ -129,15 +129,15 @@ def test_widened_reader_reads_tiles_as_before(tmp_path):
 
 
 def test_score_photo_counts_misreads_phantoms_and_flags():
-    from training.evaluate_suite import PhotoReading, TestPhoto, score_photo
-    from training.metrics import Reliability
+    from training.error_breakdown import ErrorKind
+    from training.evaluate_suite import PhotoReading, TestPhoto, new_totals, score_photo
 
     truth = np.array([[0, 0, 10, 14], [20, 0, 30, 14]], np.float32)
     photo = TestPhoto("p", Path("p.jpg"), truth, (3, 7), "rack", np.array([[50, 50, 60, 60]], np.float32))
     boxes = np.array([[0, 0, 10, 14], [20, 0, 30, 14], [50, 50, 60, 61]], np.float32)
-    reading = PhotoReading(boxes, (3, 8, 26), (False, True, False), (0.99, 0.6, 0.9), np.zeros(3), 1)
-    totals = {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0,
-              "distractors_read": 0, "ious": {}, "reliability": Reliability(), "outcomes": []}
+    reading = PhotoReading(boxes, (3, 8, 26), (False, True, False), (0.99, 0.6, 0.9), np.zeros(3),
+                           np.array([[80, 0, 90, 14]], np.float32))
+    totals = new_totals()
     misreads = score_photo(photo, reading, (100, 200), totals)
     assert (totals["hits"], totals["read"], totals["truth"], totals["exact"]) == (1, 3, 2, 0)
     assert totals["non_tiles_read"] == 1 and totals["distractors_read"] == 1 and totals["dropped"] == 1
@@ -149,3 +149,33 @@ def test_score_photo_counts_misreads_phantoms_and_flags():
     rel = totals["reliability"].as_dict()
     assert rel["right"] == 1 and rel["wrong"] == 2 and rel["wrong_flagged_share"] == 0.5
     assert totals["ious"] == {"1/20-1/8": [1.0, 1.0]}  # 14 px of a 200-px photo
+    assert totals["errors"] == {ErrorKind.NUMBER: 1, ErrorKind.NON_TILE: 1}
+
+
+def test_see_photo_cache_is_reused_only_for_the_same_models(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from training import evaluate_suite
+
+    calls = []
+    weights = {name: tmp_path / f"{name}.pt" for name in ("a", "b")}
+    for path in weights.values():
+        path.write_bytes(b"w")
+
+    def fake_see(image, detector, reader):
+        calls.append(Path(reader.source).stem)
+        found = Detections(np.array([[0, 0, 10, 14]], np.float32), np.array([0.9], np.float32))
+        probs = np.full((1, 53), 1 / 53)
+        return evaluate_suite.SeenPhoto(found, probs, np.array([0.1]), image.shape[:2])
+
+    monkeypatch.setattr(evaluate_suite, "see_image", fake_see)
+    monkeypatch.setattr("vision.images.load_image", lambda path: np.zeros((20, 30, 3), np.uint8))
+    photo = tmp_path / "set" / "images" / "p.jpg"
+    read = lambda name: evaluate_suite.see_photo(photo, None, SimpleNamespace(source=str(weights[name])), tmp_path / "c")  # noqa: E731
+    first, again, other = read("a"), read("a"), read("b")
+    assert calls == ["a", "b"]  # the second read came from the cache; another reader is read anew
+    weights["a"].write_bytes(b"retrained")
+    read("a")
+    assert calls == ["a", "b", "a"]  # the same file name with other weights is another model
+    assert np.array_equal(again.found.boxes, first.found.boxes) and again.shape == (20, 30)
+    assert np.allclose(again.probs, first.probs) and np.allclose(other.not_tile, [0.1])

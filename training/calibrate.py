@@ -1,6 +1,6 @@
 """Set decoding's uncertainty threshold by measurement on the calibration set (never a test set)::
 
-    python -m training.calibrate [--set calibration] [--reader W] [--detector W] [--target-wrong 0.9]
+    python -m training.calibrate [--set calibration] [--reader W] [--detector W] [--target-wrong 0.9] [--cache DIR]
 
 Every photo of the set is read end to end once; each tile read is right or wrong (a box on no
 labelled tile is wrong) and has its decoded confidence. A tile is flagged uncertain when its
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.evaluate_suite import MATCH_IOU, load_testset, read_photo
+from training.evaluate_suite import MATCH_IOU, decide_photo, load_testset, see_photo
 from training.metrics import match
 from training.testsets import DEFAULT_OUT
 from training.tile_reading import load_any_reader
@@ -31,13 +31,11 @@ __all__ = ["tile_outcomes", "flag_rates", "choose_threshold", "main"]
 THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.996, 0.01))
 
 
-def tile_outcomes(photos, detector: Path | None, reader) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def tile_outcomes(photos, detector: Path | None, reader, cache: Path | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(right?, confidence, non-tile probability) of every tile read in ``photos``."""
-    from vision.images import load_image
-
     right, confidence, not_tile = [], [], []
     for photo in photos:
-        reading = read_photo(load_image(photo.image_path), photo.kind, detector, reader)
+        reading = decide_photo(see_photo(photo.image_path, detector, reader, cache), photo.kind)
         pairs = match(Detections(reading.boxes, np.ones(len(reading.boxes), np.float32)), photo.boxes, MATCH_IOU)
         for i, label in enumerate(reading.labels):
             right.append(i in pairs and label == photo.labels[pairs[i]])
@@ -69,10 +67,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--detector", type=Path)
     parser.add_argument("--target-wrong", type=float, default=0.9)
     parser.add_argument("--json", type=Path, help="also write every tile's outcome here")
+    parser.add_argument("--cache", type=Path, help="reuse the detections and reader output saved here (training.evaluate --cache)")
     args = parser.parse_args(argv)
     if args.set != "calibration":
         print(f"note: calibrating on {args.set!r}, a test set: its figures are then no longer a test", file=sys.stderr)
-    right, confidence, not_tile = tile_outcomes(load_testset(args.testsets / args.set), args.detector, load_any_reader(args.reader))
+    right, confidence, not_tile = tile_outcomes(
+        load_testset(args.testsets / args.set), args.detector, load_any_reader(args.reader), args.cache
+    )
     print(f"{len(right)} tiles read, {int((~right).sum())} wrong")
     if args.json:
         args.json.write_text(json.dumps({"right": right.tolist(), "confidence": confidence.tolist(), "not_tile": not_tile.tolist()}))

@@ -22,13 +22,14 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from solver.rules import STANDARD
 from solver.tiles import Tile
+from training.error_breakdown import ErrorKind, format_breakdown, photo_errors
 from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
 from training.testsets import DEFAULT_OUT, TEST_SETS
@@ -89,26 +90,86 @@ class PhotoReading:
     uncertain: tuple[bool, ...]
     confidence: tuple[float, ...]
     not_tile: np.ndarray  # each kept box's non-tile probability (0 for a 53-class reader)
-    dropped: int  # boxes dropped as most probably not tiles
+    dropped_boxes: np.ndarray  # (m, 4) boxes dropped as most probably not tiles
+
+    @property
+    def dropped(self) -> int:
+        return len(self.dropped_boxes)
+
+
+@dataclass(frozen=True, eq=False)
+class SeenPhoto:
+    """What the models say of a photo before decoding: every detection, its tile probabilities
+    (n x 53) and non-tile probability. Cached by :func:`see_photo`, so that decoding and flag
+    rules can be compared without running the models again."""
+
+    found: Detections
+    probs: np.ndarray
+    not_tile: np.ndarray
+    shape: tuple[int, int]  # the photo's height and width
+
+
+def _file_key(path: str | Path) -> str:
+    """A weights file as the cache knows it: its path, size and modification time (a retrained
+    file under the same name is another model)."""
+    path = Path(path)
+    if not path.is_file():
+        return str(path)
+    status = path.stat()
+    return f"{path}:{status.st_size}:{status.st_mtime_ns}"
+
+
+def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | None = None) -> SeenPhoto:
+    """Detect and read one photo, or load what an earlier run with the same models saved in ``cache``."""
+    from vision.images import load_image
+    from vision.model_files import model_path
+
+    models = "|".join(_file_key(p) for p in (detector or model_path("detector"), getattr(reader, "source", "")))
+    cached = cache / f"{image_path.parent.parent.name}__{image_path.stem}.npz" if cache else None
+    if cached is not None and cached.exists():
+        saved = np.load(cached)
+        if str(saved["models"]) == models:
+            return SeenPhoto(Detections(saved["boxes"], saved["confidences"]), saved["probs"], saved["not_tile"],
+                             tuple(int(v) for v in saved["shape"]))
+    seen = see_image(load_image(image_path), detector, reader)
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cached, boxes=seen.found.boxes, confidences=seen.found.confidences, probs=seen.probs,
+                 not_tile=seen.not_tile, models=models, shape=seen.shape)
+    return seen
+
+
+def see_image(image: np.ndarray, detector: Path | None, reader) -> SeenPhoto:
+    """Detect the tiles of a BGR photo and read every box."""
+    from vision.detector import detect_tiles
+
+    found = detect_tiles(image, weights=detector)
+    probs, not_tile = read_boxes(image, found.boxes, reader)
+    return SeenPhoto(found, probs, not_tile, image.shape[:2])
+
+
+def decide_photo(
+    seen: SeenPhoto, kind: str, settings: DecodingSettings = DEFAULT_SETTINGS, not_tile_drop: float = NOT_TILE_DROP
+) -> PhotoReading:
+    """Drop the boxes most probably not tiles, group the rest as the layout does, decode."""
+    from vision.meld_grouping import group_into_melds
+
+    keep = seen.not_tile <= not_tile_drop
+    kept: Detections = seen.found[np.flatnonzero(keep)]
+    probs = seen.probs[keep]
+    groups = group_into_melds(kept, kind)
+    decoded = decode(probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings)
+    return PhotoReading(
+        kept.boxes, decoded.labels, decoded.uncertain, decoded.confidence, seen.not_tile[keep],
+        seen.found.boxes[~keep],
+    )
 
 
 def read_photo(
     image: np.ndarray, kind: str, detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
     not_tile_drop: float = NOT_TILE_DROP,
 ) -> PhotoReading:
-    from vision.detector import detect_tiles
-    from vision.meld_grouping import group_into_melds
-
-    found = detect_tiles(image, weights=detector)
-    probs, not_tile = read_boxes(image, found.boxes, reader)
-    keep = np.flatnonzero(not_tile <= not_tile_drop)
-    kept: Detections = found[keep]
-    probs = probs[keep]
-    groups = group_into_melds(kept, kind)
-    decoded = decode(probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings)
-    return PhotoReading(
-        kept.boxes, decoded.labels, decoded.uncertain, decoded.confidence, not_tile[keep], len(found) - len(keep)
-    )
+    return decide_photo(see_image(image, detector, reader), kind, settings, not_tile_drop)
 
 
 def _band(box: np.ndarray, longer_side: int) -> str:
@@ -140,6 +201,7 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     if phantoms and len(photo.distractors):
         on_distractor = box_overlap(found.boxes[phantoms], photo.distractors).max(axis=1) >= 0.5
         totals["distractors_read"] += int(on_distractor.sum())
+    totals["errors"].update(photo_errors(photo.boxes, photo.labels, reading.boxes, reading.labels, reading.dropped_boxes, MATCH_IOU))
     missing = Counter(photo.labels) - Counter(reading.labels)
     extra = Counter(reading.labels) - Counter(photo.labels)
     return {
@@ -150,20 +212,34 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     }
 
 
-def evaluate_set(
-    photos: Sequence[TestPhoto], detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
-    not_tile_drop: float = NOT_TILE_DROP,
-) -> dict:
+def new_totals() -> dict:
+    """The running sums :func:`score_photo` adds to."""
+    return {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0, "distractors_read": 0,
+            "ious": {}, "reliability": Reliability(), "outcomes": [], "errors": Counter()}
+
+
+def with_photo_colour(seen: SeenPhoto, image_path: Path, weight: float) -> SeenPhoto:
+    """``seen`` with colour read relative to the photo (:mod:`training.photo_colour`; 0: as it is)."""
+    if weight <= 0:
+        return seen
+    from training.photo_colour import DEFAULT_INK, recolour
     from vision.images import load_image
 
-    totals: dict = {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0,
-                    "distractors_read": 0, "ious": {}, "reliability": Reliability(), "outcomes": []}
+    probs = recolour(seen.probs, load_image(image_path), seen.found.boxes, replace(DEFAULT_INK, weight=weight))
+    return replace(seen, probs=probs)
+
+
+def evaluate_set(
+    photos: Sequence[TestPhoto], detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
+    not_tile_drop: float = NOT_TILE_DROP, cache: Path | None = None, ink_weight: float = 0.0,
+) -> dict:
+    totals = new_totals()
     errors = []
     distractors = 0
     for photo in photos:
-        image = load_image(photo.image_path)
-        reading = read_photo(image, photo.kind, detector, reader, settings, not_tile_drop)
-        misreads = score_photo(photo, reading, image.shape[:2], totals)
+        seen = with_photo_colour(see_photo(photo.image_path, detector, reader, cache), photo.image_path, ink_weight)
+        reading = decide_photo(seen, photo.kind, settings, not_tile_drop)
+        misreads = score_photo(photo, reading, seen.shape, totals)
         distractors += len(photo.distractors)
         if misreads["missing"] or misreads["extra"]:
             errors.append(misreads)
@@ -179,6 +255,7 @@ def evaluate_set(
         "boxes_dropped_as_not_tiles": totals["dropped"],
         "reliability": totals["reliability"].as_dict(),
         "errors": errors,
+        "error_kinds": {kind.value: totals["errors"][kind] for kind in ErrorKind},
         #: (right?, confidence, non-tile probability) per tile read: flag rates of any rule follow without re-reading.
         "outcomes": totals["outcomes"],
     }
@@ -197,6 +274,7 @@ def summary(name: str, r: dict) -> str:
         f"  flagged uncertain: wrong tiles {share(rel['wrong_flagged_share'])} of {rel['wrong']}, right tiles "
         f"{share(rel['right_flagged_share'])} of {rel['right']}",
         "  reliability: " + ", ".join(f"{b['confidence']} {share(b['accuracy'])} ({b['tiles']})" for b in rel["table"]),
+        "  " + format_breakdown(Counter({kind: r["error_kinds"][kind.value] for kind in ErrorKind})),
     ]
     lines += [
         f"    {e['photo'][:40]}: missing {' '.join(e['missing']) or '-'}; extra {' '.join(e['extra']) or '-'}"
@@ -217,13 +295,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--uncertain-below", type=float, help="decoding's uncertainty threshold (default: the shipped rule)")
     parser.add_argument("--not-tile-drop", type=float, default=NOT_TILE_DROP,
                         help="drop a box whose non-tile probability is above this (above 1: never)")
+    parser.add_argument("--ink-weight", type=float, default=0.0,
+                        help="read colour relative to the photo with this weight (training.photo_colour; 0: off, as shipped)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
+    parser.add_argument("--cache", type=Path, help="keep each photo's detections and reader output here and reuse them "
+                        "(when the same models read it): re-decoding then costs no inference")
     args = parser.parse_args(argv)
     reader = load_any_reader(args.reader)
     settings = DEFAULT_SETTINGS
     if args.uncertain_below is not None:
-        from dataclasses import replace
-
         settings = replace(DEFAULT_SETTINGS, uncertain_below=args.uncertain_below)
     report = {}
     for name in args.sets:
@@ -232,7 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (FileNotFoundError, ValueError) as exc:
             print(f"{name}: skipped ({exc})")
             continue
-        report[name] = evaluate_set(photos, args.detector, reader, settings, args.not_tile_drop)
+        report[name] = evaluate_set(photos, args.detector, reader, settings, args.not_tile_drop, args.cache, args.ink_weight)
         print(summary(name, report[name]), flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

@@ -37,6 +37,8 @@ class AnyReader:
     tile_columns: tuple[int, ...]
     #: Model column of ``not-tile``, or ``None`` for a 53-class reader.
     not_tile_column: int | None
+    #: The weights file it was loaded from.
+    source: str = ""
 
 
 @functools.lru_cache(maxsize=4)
@@ -59,7 +61,7 @@ def load_any_reader(weights: str | Path | None = None) -> AnyReader:
             not_tile = column
         else:
             columns[parse_tile(name).index] = column
-    return AnyReader(module, imgsz, tuple(columns), not_tile)
+    return AnyReader(module, imgsz, tuple(columns), not_tile, str(path))
 
 
 def classify_crops(crops: np.ndarray, reader: AnyReader) -> np.ndarray:
