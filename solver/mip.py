@@ -174,7 +174,10 @@ LINEAR_TIME_LIMIT_S = 1.0
 
 
 def solve_linear(
-    program: IntegerProgram, model: builder.ModelBuilderHelper | None = None, time_limit_s: float | None = None
+    program: IntegerProgram,
+    model: builder.ModelBuilderHelper | None = None,
+    time_limit_s: float | None = None,
+    dual: bool = False,
 ) -> LinearSolution | None:
     """Solve ``program`` without integrality (GLOP); ``None`` unless GLOP reports an optimum.
     ``model`` is the program as built by :func:`model_of`, when the caller has it already;
@@ -185,7 +188,7 @@ def solve_linear(
     feasible programs.
     """
     solver = builder.ModelSolverHelper("glop")
-    solver.set_solver_specific_parameters(GLOP_PARAMETERS)
+    solver.set_solver_specific_parameters(GLOP_PARAMETERS + (",use_dual_simplex:true" if dual else ""))
     limit = LINEAR_TIME_LIMIT_S if time_limit_s is None else min(LINEAR_TIME_LIMIT_S, time_limit_s)
     solver.set_time_limit_in_seconds(limit)
     solver.solve(model_of(program) if model is None else model)
@@ -242,6 +245,11 @@ def _scip(model: builder.ModelBuilderHelper, parameters: str, time_limit_s: floa
     return solver
 
 
+#: Programs of at least this many columns are relaxed with GLOP's dual simplex (a third of
+#: the primal's time on programs of thousands of columns).
+DUAL_SIMPLEX_COLUMNS = 1000
+
+
 def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
     """Solve ``program`` to optimality (zero gap) unless the time limit stops the search;
     ``None`` when it has no solution. An integral relaxation answers without SCIP.
@@ -252,7 +260,7 @@ def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
     if not len(program.equal) and not len(program.at_most):
         return _without_rows(program)
     model = model_of(program)
-    linear = solve_linear(program, model, time_limit_s)
+    linear = solve_linear(program, model, time_limit_s, dual=len(program.objective) >= DUAL_SIMPLEX_COLUMNS)
     if linear is not None:
         values = _integral_optimum(program, linear)
         if values is not None:

@@ -1,39 +1,35 @@
 """The exact move solver: an integer program after den Hertog & Hulshof's ILP.
 
-Variables: how many copies of each candidate meld lie on the new table, how many of each
-rack tile are played, and which old meld each new meld "continues" (the old meld's tiles
-that stay in it are not moved). Constraints: every table tile stays on the table, only rack
-tiles are added. One weighted objective orders the criteria lexicographically:
+Variables (:mod:`solver.move_program`): how many copies of each candidate meld lie on the
+new table (every meld the tiles can form, :mod:`solver.candidates`), how many of each rack
+tile are played, and which new meld each old meld "continues" (the old meld's tiles that
+stay in it are not moved). Constraints: every table tile stays on the table, only
+rack tiles are added. One weighted objective orders the criteria lexicographically:
 (1) tiles placed (or value placed), (2) old melds left untouched, (3) table tiles not moved,
 (4) value placed (tile objective), (5) fewer melds, (6) old melds keeping their first tile
-in place (so equal moves always come out the same). Before the initial meld the table is
-fixed and only rack melds worth the threshold count. On a larger table a linear relaxation
-(:mod:`solver.relaxation`) bounds (1)-(2) and, through its reduced costs, leaves out the old
-melds and candidates no optimal move can use, so the MIP stays small and exact. Models are
-numpy arrays solved by SCIP and GLOP through OR-Tools (:mod:`solver.mip`).
+in place (so equal moves always come out the same). Every legal move is a solution of the
+program and every solution a legal move, so its optimum is the exact optimum in every
+criterion. Before the initial meld the table is fixed and only rack melds worth the
+threshold count. On a larger table a linear relaxation (:mod:`solver.relaxation`) bounds
+(1)-(2) and, through its reduced costs, leaves out the old melds and candidates no optimal
+move can use, so the MIP stays small and exact. Models are numpy arrays solved by SCIP and GLOP
+through OR-Tools (:mod:`solver.mip`).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
-from . import mip
-from .candidates import (
-    Catalogue,
-    base_catalogue,
-    catalogue_for,
-    fits,
-    joker_value,
-    row_keys,
-    tile_usage,
-    usage_of,
-)
+from . import mip, move_program
+from .candidates import Catalogue, base_for, catalogue_for, fits, joker_value, tile_usage, usage_of
 from .deadline import Deadline
 from .melds import Meld
 from .mip import IntegerProgram, OutOfTime, Rows, SolverError
+from .problem import Outcome, Pricing, Problem, Scope, scoped_weights, value_placed
 from .relaxation import TOLERANCE as RELAXATION_TOLERANCE
 from .relaxation import relax
 from .state import Objective, Position
@@ -44,97 +40,40 @@ from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Tile, kind_counts
 
 #: Tables of at most this many melds are opened up whole.
 SMALL_TABLE_MELDS = 4
-#: An old meld can only "continue" into a new meld that keeps at least this many of its tiles.
-MIN_CONTINUATION_OVERLAP = 2
 #: The time one move may take in all (every optimiser call of it together). Hard positions
-#: (large tables under repeated-colour groups) can need more to prove the best move; they
-#: get the best found by then, marked not optimal.
+#: can need more to prove the best move; they get the best found by then, marked not optimal.
 TIME_LIMIT_S = 5.0
 #: When the time limit came before any move was found: the time for a move from the rack
 #: alone (the table as it is), a small program.
 FALLBACK_TIME_S = 1.0
 
-
-@dataclass(frozen=True)
-class _Pricing:
-    """What choices cost against the relaxation's bound (its reduced costs); a move reaching
-    the target loses at most ``slack`` in all."""
-
-    meld_cost: np.ndarray  # per free meld (in ``free`` order): touching it
-    candidate_cost: np.ndarray  # per candidate: laying one copy of it
-    slack: float
-
-
-@dataclass(frozen=True)
-class _Problem:
-    """One optimisation: the free old melds (global indices) may change, the rest stay."""
-
-    catalogue: Catalogue
-    old_melds: tuple[Meld, ...]
-    free: tuple[int, ...]
-    free_usage: np.ndarray  # (len(free), NUM_KINDS)
-    table_counts: np.ndarray  # tiles of the free melds
-    rack_counts: np.ndarray
-    pricing: _Pricing | None = None
-
-
-@dataclass(frozen=True)
-class _Outcome:
-    counts: dict[int, int]
-    continuations: dict[int, int]  # global old meld index -> candidate index
-    primary: int
-    optimal: bool
-    #: Free old melds left exactly as they were.
-    kept: int = 0
-    #: Tiles of the free old melds that stay where they are.
-    staying: int = 0
-
-
-def value_placed(played: dict[int, int], joker_gain: int) -> int:
-    """Worth of the rack tiles played: numbers, and each rack joker as the tile it stands for.
-
-    ``played`` maps tile index to count; ``joker_gain`` is how many points the jokers on the
-    table stand for after the move minus before it. Only up to 13 points per rack joker played
-    count, never less than nothing, so re-reading a table joker (r4 -> k9, or k10 -> k3) is
-    neither credited to nor charged against the player.
-    """
-    real = sum(Tile.from_index(i).number * n for i, n in played.items() if i != JOKER_INDEX)
-    return real + min(MAX_NUMBER * played.get(JOKER_INDEX, 0), max(joker_gain, 0))
+__all__ = ["SolverError", "solve", "value_placed"]
 
 
 def _prepare(
     position: Position, old_melds: tuple[Meld, ...], free: tuple[int, ...], whole: Catalogue | None = None
-) -> _Problem:
+) -> Problem:
     """The problem with only the ``free`` old melds open; the others stay as they are.
-
-    The candidates come from every old meld (not just the free ones), so the free melds and
-    the rack can form exactly the melds they could form with the whole table open. Given the
-    ``whole`` table's catalogue, they are the rows of it that fit (the same melds).
-    """
+    Given the ``whole`` table's candidates, its candidates are those that fit."""
     rack = tile_usage(position.rack)
     usage = np.stack([usage_of(old_melds[i]) for i in free]) if free else np.zeros((0, NUM_KINDS), np.int16)
     table = usage.sum(axis=0, dtype=np.int16) if free else np.zeros(NUM_KINDS, np.int16)
     if whole is None:
-        catalogue = catalogue_for(position.rules, table + rack, old_melds)
+        catalogue = catalogue_for(position.rules, table + rack)
     else:
-        rows = np.nonzero(fits(whole.usage, table + rack))[0]
-        catalogue = Catalogue(whole.melds.take(rows), whole.usage[rows], whole.values[rows], whole.joker_values[rows])
-    return _Problem(catalogue, old_melds, free, usage, table, rack)
+        catalogue = whole.rows(np.nonzero(fits(whole.usage, table + rack))[0])
+    return Problem(catalogue, old_melds, free, usage, table, rack, position.rules)
 
 
-def _prepare_initial(position: Position, old_melds: tuple[Meld, ...]) -> _Problem:
+def _prepare_initial(position: Position, old_melds: tuple[Meld, ...]) -> Problem:
+    """Initial meld: every meld the rack can form (without jokers if the rules say so)."""
     rules = position.rules
     rack = tile_usage(position.rack)
-    base = base_catalogue(rules)
-    keep = fits(base.usage, rack)
+    catalogue = catalogue_for(rules, rack)
     if not rules.jokers_in_initial_meld:
-        keep &= base.usage[:, JOKER_INDEX] == 0
-    rows = np.nonzero(keep)[0]
-    catalogue = Catalogue(
-        base.melds.take(rows), base.usage[rows], base.values[rows], base.joker_values[rows]
-    )
+        catalogue = catalogue.rows(np.nonzero(catalogue.usage[:, JOKER_INDEX] == 0)[0])
     empty = np.zeros((0, NUM_KINDS), np.int16)
-    return _Problem(catalogue, old_melds, (), empty, np.zeros_like(rack), rack)
+    return Problem(catalogue, old_melds, (), empty, np.zeros_like(rack), rack, rules)
 
 
 def solve(
@@ -172,32 +111,32 @@ def solve(
         if not position.initial_meld_done:
             return _draw(position, objective, old_melds, optimal=False)
         problem, outcome = _without_time(position, old_melds, objective)
-    if not outcome.counts or outcome.primary <= 0 and objective is Objective.TILES:
+    if not outcome.plays or outcome.primary <= 0 and objective is Objective.TILES:
         return _draw(position, objective, old_melds, outcome.optimal)
     return _assemble(position, objective, problem, outcome)
 
 
 def _solve_large(
     position: Position, old_melds: tuple[Meld, ...], objective: Objective, deadline: Deadline
-) -> tuple[_Problem, _Outcome]:
+) -> tuple[Problem, Outcome]:
     """Solve with the old melds and candidates that no optimal move uses left out.
 
     The relaxation (:func:`_keep_program`) bounds the score ``weight * primary + melds kept``
     over the whole table, and for a target score its reduced costs name every old meld a move
     reaching the target may touch and every candidate it may lay (usually a few of each).
-    The MIP over those, restricted to moves reaching the target, either finds one, and then
-    the target is the optimum (nothing above it was possible) and the answer is exact in
-    every criterion, or proves there is none. Then the next score down is tried; then every
-    move placing the most tiles the bound allows, with any number of melds kept (the bound
-    on melds kept is the one usually too optimistic), whose best move is the optimum when
-    there is one; and then the score of the best move with only the melds the relaxation
-    touches open, which is surely reachable, so the same restricted MIP aimed at it settles
-    the optimum. The whole table is opened up only if the relaxation fails. A solve stopped
-    by the deadline gives its best move found (not optimal), or raises :class:`OutOfTime`.
+    The MIP over those, restricted to moves reaching the bound, with the rest of the
+    tie-break as its objective, usually finds the optimum at once: nothing scores above the
+    bound, so every move it finds scores exactly that. When it proves the bound out of
+    reach, the best score is found (:func:`_best_score`) with MIPs scored on the two leading
+    criteria only (so an old meld's continuations other than left untouched drop out): they
+    are small, and proving targets out of reach is most of the work. One MIP aimed at that
+    score then settles the rest of the tie-break. The whole table is opened up only if the
+    relaxation fails. A solve stopped by the deadline raises :class:`OutOfTime`, or gives
+    the best move found by the last MIP (not optimal).
     """
     rack = tile_usage(position.rack)
     table = tile_usage(position.table_tiles)
-    base = catalogue_for(position.rules, table + rack, ())
+    base = base_for(position.rules, table + rack)
     old_usage = np.stack([usage_of(m) for m in old_melds])
     program, weight = _keep_program(base, old_usage, table, rack, objective)
     relaxation = relax(program)
@@ -210,46 +149,99 @@ def _solve_large(
         # What touching an old meld costs against the bound (nothing if the bound does not keep it).
         meld_cost = np.maximum(relaxation.reduced[keeps], 0.0)
 
-        whole = catalogue_for(position.rules, table + rack, old_melds)
+        whole = catalogue_for(position.rules, table + rack)
 
-        def prepared(free: tuple[int, ...], slack: float) -> _Problem:
+        def prepared(free: tuple[int, ...], slack: float) -> Problem:
             return _priced(_prepare(position, old_melds, free, whole), tile_price, meld_cost, slack)
 
-        def reaching(target: int, settled: bool = True) -> tuple[_Problem, _Outcome | None]:
+        def reaching(target: int, scope: Scope) -> tuple[Problem, Outcome | None]:
             free = tuple(int(m) for m in np.nonzero(relaxation.may_change(target)[keeps])[0])
             problem = prepared(free, relaxation.slack(target))
             fixed = len(old_melds) - len(free)
-            return problem, _solve_reaching(problem, objective, deadline, weight, target - fixed, settled)
+            return problem, _solve_reaching(problem, objective, deadline, weight, target - fixed, scope)
 
-        # Nothing scores above the bound; when a target is out of reach, nothing scores above
-        # the next one down either.
-        problem, outcome = reaching(relaxation.best_possible)
-        if outcome is None:
-            problem, outcome = reaching(relaxation.best_possible - 1)
-        most_placed = relaxation.best_possible // weight * weight
-        if outcome is None and most_placed < relaxation.best_possible - 1:
-            # The bound on melds kept is usually the loose part: the best move placing as
-            # many tiles (or points) as the bound allows, keeping any number of melds.
-            problem, outcome = reaching(most_placed, settled=False)
-        if outcome is None:
-            # A score surely reachable: the best move among the melds the relaxation touches
-            # and the candidates a move placing one tile (or point) less could lay.
+        def leading(target: int) -> int | None:
+            """The best score of a move reaching ``target``, or None if none does."""
+            problem, outcome = reaching(target, Scope.LEADING)
+            if outcome is None:
+                return None
+            if not outcome.optimal:
+                raise OutOfTime("the time limit came before the best score was found")
+            return weight * outcome.primary + outcome.kept + len(old_melds) - len(problem.free)
+
+        def touched_score() -> int:
+            """A score surely reachable: the best move among the melds the relaxation touches
+            and the candidates a move placing one tile (or point) less could lay."""
             touched = tuple(int(m) for m in np.nonzero(relaxation.values[keeps] < 1.0 - RELAXATION_TOLERANCE)[0])
-            slack = relaxation.slack(relaxation.best_possible - weight)
-            found = _solve_rearrange(prepared(touched, slack), objective, deadline)
-            kept = len(old_melds) - len(touched) + found.kept
-            problem, outcome = reaching(weight * found.primary + kept, settled=False)
+            problem = prepared(touched, relaxation.slack(relaxation.best_possible - weight))
+            found = _solve_rearrange(problem, objective, deadline, Scope.LEADING)
+            if not found.optimal:
+                raise OutOfTime("the time limit came before a reachable score was found")
+            return weight * found.primary + found.kept + len(old_melds) - len(touched)
+
+        # Most moves reach the bound: try it with the whole tie-break at once.
+        problem, outcome = reaching(relaxation.best_possible, Scope.TIE_BREAK)
+        if outcome is None:
+            score = _best_score(relaxation.best_possible - 1, weight, relaxation.best_possible, leading, touched_score)
+            problem, outcome = reaching(score, Scope.TIE_BREAK)
         if outcome is not None:
-            # Optimal, or the best move found before the time limit (the whole table would
-            # take longer still).
+            # Optimal, or the best move found before the time limit.
             return problem, outcome
     everything = _prepare(position, old_melds, tuple(range(len(old_melds))))
     return everything, _solve_rearrange(everything, objective, deadline)
 
 
+def _best_score(
+    bound: int, weight: int, ceiling: int,
+    leading: Callable[[int], int | None], touched_score: Callable[[], int],
+) -> int:
+    """The best score ``weight * primary + melds kept`` of any move, given that none scores
+    above ``bound``; ``leading(target)`` is the best score of the moves reaching ``target``
+    (None if none does), ``ceiling`` the relaxation's bound. When ``bound`` is out of reach,
+    nothing scores above the next one down either; the bound on melds kept is usually the
+    loose part, so then come the moves placing as many tiles (or points) as the relaxation
+    allows, keeping any number of melds; and last the moves reaching a score surely
+    reachable (``touched_score()``), which some move does."""
+    score = leading(bound)
+    if score is not None:
+        return score
+    most_placed = ceiling // weight * weight
+    score = leading(most_placed) if most_placed < bound else None
+    if score is not None:
+        return score
+    score = leading(touched_score())
+    if score is None:
+        raise SolverError("no move reaches a score that a move was found to reach")
+    return score
+
+
+def _best_score(
+    bound: int, weight: int, ceiling: int,
+    leading: Callable[[int], int | None], touched_score: Callable[[], int],
+) -> int:
+    """The best score ``weight * primary + melds kept`` of any move, given that none scores
+    above ``bound``; ``leading(target)`` is the best score of the moves reaching ``target``
+    (None if none does), ``ceiling`` the relaxation's bound. When ``bound`` is out of reach,
+    nothing scores above the next one down either; the bound on melds kept is usually the
+    loose part, so then come the moves placing as many tiles (or points) as the relaxation
+    allows, keeping any number of melds; and last the moves reaching a score surely
+    reachable (``touched_score()``), which some move does."""
+    score = leading(bound)
+    if score is not None:
+        return score
+    most_placed = ceiling // weight * weight
+    score = leading(most_placed) if most_placed < bound else None
+    if score is not None:
+        return score
+    score = leading(touched_score())
+    if score is None:
+        raise SolverError("no move reaches a score that a move was found to reach")
+    return score
+
+
 def _without_time(
     position: Position, old_melds: tuple[Meld, ...], objective: Objective
-) -> tuple[_Problem, _Outcome]:
+) -> tuple[Problem, Outcome]:
     """The answer when the time limit came before any move was found: the best move from
     the rack alone with the table left as it is (a small program, given
     :data:`FALLBACK_TIME_S`), or drawing if even that finds nothing; never marked optimal."""
@@ -257,24 +249,24 @@ def _without_time(
     try:
         outcome = _solve_rearrange(problem, objective, Deadline.after(FALLBACK_TIME_S))
     except OutOfTime:
-        outcome = _Outcome({}, {}, 0, optimal=False)
+        outcome = Outcome((), (), 0, optimal=False)
     return problem, replace(outcome, optimal=False)
 
 
-def _priced(problem: _Problem, tile_price: np.ndarray, meld_cost: np.ndarray, slack: float) -> _Problem:
+def _priced(problem: Problem, tile_price: np.ndarray, meld_cost: np.ndarray, slack: float) -> Problem:
     """Drop the candidates that no move reaching the target can lay, and attach the costs.
 
-    Laying a candidate loses at least the relaxation's price of its tiles: split into base
-    candidates, those the relaxation does not lay lose their (non-negative) reduced cost
-    each, and the others have price <= 0. Candidates costing more than ``slack`` go. A free
-    old meld as it lies stays, so that it can be kept. ``meld_cost`` is per old meld.
+    Laying a candidate loses at least the relaxation's price of its tiles: its tiles split
+    into base candidates (a run longer than theirs too, see :mod:`solver.candidates`), those
+    the relaxation does not lay lose their (non-negative) reduced cost each, and the others
+    have price <= 0. Candidates costing more than ``slack`` go (a free old meld left as it
+    lies is a column of its own). ``meld_cost`` is per old meld.
     """
     cat = problem.catalogue
     cost = cat.usage @ tile_price
-    keep = (cost <= slack) | np.isin(row_keys(cat.usage), row_keys(problem.free_usage))
-    keep = np.nonzero(keep)[0]
-    catalogue = Catalogue(cat.melds.take(keep), cat.usage[keep], cat.values[keep], cat.joker_values[keep])
-    pricing = _Pricing(meld_cost[list(problem.free)], cost[keep], slack)
+    keep = np.nonzero(cost <= slack)[0]
+    catalogue = cat.rows(keep)
+    pricing = Pricing(meld_cost[list(problem.free)], cost[keep], slack)
     return replace(problem, catalogue=catalogue, pricing=pricing)
 
 
@@ -318,7 +310,7 @@ def _keep_program(
             [float(weight) if by_value else 0.0],
         ]),
         np.concatenate([
-            _copies_bound(base.usage, available).astype(np.float64), np.ones(n_old),
+            move_program.copies_bound(base.usage, available).astype(np.float64), np.ones(n_old),
             rack[rack_kinds].astype(np.float64), [float(MAX_NUMBER * rack[JOKER_INDEX])],
         ]),
         equal, at_most, np.r_[np.zeros(first_y + len(rack_kinds), dtype=bool), True],
@@ -326,259 +318,37 @@ def _keep_program(
     return program, weight
 
 
-def rules_min(problem: _Problem) -> int:
-    """Smallest meld size among the candidates (3 under every rulebook we know)."""
-    sizes = problem.catalogue.usage.sum(axis=1)
-    return int(sizes.min()) if len(sizes) else 3
-
-
-def _copies_bound(usage: np.ndarray, available: np.ndarray) -> np.ndarray:
-    """How many copies of each candidate the available tiles allow."""
-    return np.where(usage > 0, available[None, :] // np.maximum(usage, 1), 99).min(axis=1)
-
-
-@dataclass(frozen=True)
-class _Continuations:
-    """Pairs (old meld, candidate) that an old meld may continue into, one column each."""
-
-    owners: np.ndarray  # global old meld index
-    targets: np.ndarray  # candidate index
-    overlaps: np.ndarray  # tiles the pair keeps in place
-    exact: np.ndarray  # the candidate is the old meld itself (meld left untouched)
-    keeps_first: np.ndarray  # the old meld's first real tile (as laid) stays in place
-
-
-def _continuations(problem: _Problem) -> _Continuations:
-    """Each old meld may continue into any candidate sharing at least
-    MIN_CONTINUATION_OVERLAP of its tiles (all of them, for a smaller meld), unless the
-    problem's pricing shows no move reaching the target can. Pairs come meld by meld, in
-    candidate order."""
-    usage = problem.catalogue.usage
-    if not problem.free or not len(usage):
-        empty = np.zeros(0, dtype=np.int64)
-        return _Continuations(empty, empty, empty, np.zeros(0, dtype=bool), np.zeros(0, dtype=bool))
-    melds = problem.free_usage
-    overlap = _shared_tiles(melds, usage)  # (free melds, candidates)
-    size = melds.sum(axis=1)[:, None]
-    exact = (overlap == size) & (usage.sum(axis=1)[None, :] == size)
-    allowed = overlap >= np.minimum(MIN_CONTINUATION_OVERLAP, size)
-    pricing = problem.pricing
-    if pricing is not None:
-        # Continuing into another meld touches this one and lays that one: both cost.
-        allowed &= exact | (pricing.meld_cost[:, None] + pricing.candidate_cost[None, :] <= pricing.slack)
-    at, ks = np.nonzero(allowed)
-    firsts = np.array([next(t.index for t in problem.old_melds[m].tiles if not t.is_joker) for m in problem.free])
-    return _Continuations(
-        np.asarray(problem.free, dtype=np.int64)[at], ks, overlap[at, ks], exact[at, ks], usage[ks, firsts[at]] > 0,
-    )
-
-
-def _shared_tiles(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``sum(min(a[i], b[k]))`` over tile kinds for every pair of usage rows, as one matrix
-    product per copy level (counts are small: a tile's copies, or the jokers)."""
-    levels = int(min(a.max(initial=0), b.max(initial=0)))
-    shared = np.zeros((len(a), len(b)), dtype=np.float64)
-    for level in range(1, levels + 1):
-        shared += (a >= level).astype(np.float64) @ (b >= level).T.astype(np.float64)
-    return shared.astype(np.int64)
-
-
-@dataclass(frozen=True)
-class _Weights:
-    """Objective weight of each criterion, most important first."""
-
-    primary: int
-    kept: int
-    stay: int
-    value: int
-    melds: int
-    first: int
-
-
-def _lexicographic_weights(problem: _Problem, objective: Objective) -> _Weights:
-    """Primary (tiles or value placed), old melds kept, tiles staying, value (tile objective
-    only), fewer melds, and last, so that equal moves are told apart the same way every time,
-    old melds keeping their first tile in place. Each weight exceeds the whole range of
-    everything below it; the MIP gap is zero, so the order is exact."""
-    value_tiebreak = objective is Objective.TILES
-    first = 1
-    melds = first * (len(problem.free) + 1)
-    scale = melds * (int((problem.table_counts + problem.rack_counts).sum()) // rules_min(problem) + 1)
-    value = scale if value_tiebreak else 0
-    scale *= int(problem.rack_counts.sum()) * MAX_NUMBER + 1 if value_tiebreak else 1
-    kept = scale * (int(problem.table_counts.sum()) + 1)
-    return _Weights(kept * (len(problem.free) + 1), kept, scale, value, melds, first)
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """Where each kind of column sits in a rearrangement program."""
-
-    melds: np.ndarray  # candidate laid by each meld column (x columns, then c columns)
-    continuations: _Continuations
-    rack_kinds: np.ndarray  # tile kind of each y column
-
-    @property
-    def n_x(self) -> int:
-        return len(self.melds) - len(self.continuations.targets)
-
-    @property
-    def first_y(self) -> int:
-        return len(self.melds)
-
-
-def _layout(problem: _Problem) -> _Layout:
-    conts = _continuations(problem)
-    melds = np.concatenate([np.arange(len(problem.catalogue.melds)), conts.targets]).astype(np.int64)
-    return _Layout(melds, conts, np.nonzero(problem.rack_counts)[0])
-
-
-def _program(problem: _Problem, layout: _Layout, objective: Objective, weights: _Weights) -> IntegerProgram:
-    """Max tiles (or value) placed, ties broken by least disruption of the free old melds.
-
-    Columns: ``x[k]`` copies of candidate k laid as new melds, ``c[j]`` one copy of candidate
-    ``targets[j]`` continuing old meld ``owners[j]`` (its shared tiles stay in place), ``y[i]``
-    rack tiles of kind i played, then ``z`` (jokers' worth) and ``v`` (a switch) for value.
-    Both kinds of meld column carry tiles, so no rows link an old meld to its continuation.
-    """
-    cat = problem.catalogue
-    rack = problem.rack_counts
-    available = problem.table_counts + rack
-    conts = layout.continuations
-    melds = layout.melds
-    n_x, n_c = layout.n_x, len(conts.targets)
-    rack_kinds = layout.rack_kinds
-    first_y = layout.first_y
-    w = weights
-    weight = w.primary if objective is Objective.VALUE else w.value
-    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in rack_kinds], dtype=np.float64)
-    per_tile = w.primary if objective is Objective.TILES else 0
-    objective_parts = [
-        np.full(n_x, -float(w.melds)),
-        w.stay * conts.overlaps + w.kept * conts.exact + w.first * conts.keeps_first - float(w.melds),
-        per_tile + weight * numbers,
-    ]
-    upper_parts = [
-        _copies_bound(cat.usage, available).astype(np.float64),
-        np.ones(n_c),
-        rack[rack_kinds].astype(np.float64),
-    ]
-    # Every table tile lies in a meld; rack tiles in melds are the ones played.
-    kinds = np.nonzero(available)[0]
-    usage = cat.usage[melds][:, kinds]
-    cols, rows = np.nonzero(usage.T)[::-1]
-    y_rows = np.searchsorted(kinds, rack_kinds)
-    equal = Rows(
-        np.concatenate([rows, y_rows]),
-        np.concatenate([cols, first_y + np.arange(len(rack_kinds))]),
-        np.concatenate([usage[cols, rows].astype(np.float64), -np.ones(len(rack_kinds))]),
-        problem.table_counts[kinds].astype(np.float64),
-    )
-    # Each old meld continues into at most one new meld.
-    owner_rows = np.searchsorted(np.asarray(problem.free, dtype=np.int64), conts.owners)
-    at_most = Rows(owner_rows, n_x + np.arange(n_c), np.ones(n_c), np.ones(len(problem.free)))
-    n_vars = first_y + len(rack_kinds)
-    continuous = np.zeros(n_vars, dtype=bool)
-    # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
-    # at most 13 per rack joker played (a table joker's new value alone is not "placed").
-    # z = min(13 x rack jokers played, max(0, gain)), gain = the new melds' jokers' worth
-    # minus the free old melds' (``old``). Without jokers on the free melds every joker laid
-    # comes from the rack, so 0 <= gain <= 13 x rack jokers played and z <= gain is the whole
-    # rule. Otherwise a binary v picks the branch of the max with the tightest big-Ms
-    # (gain >= -old, z <= 13 x rack jokers): z <= gain + old (1 - v), z <= 13 rack v. Loose
-    # big-Ms let the relaxation raise z with a fractional v, so SCIP had to branch on it.
-    z = n_vars
-    rack_jokers = float(MAX_NUMBER * rack[JOKER_INDEX])
-    old = float(sum(joker_value(problem.old_melds[i]) for i in problem.free))
-    joker_cols = np.nonzero(cat.joker_values[melds])[0]
-    y_joker = first_y + np.nonzero(rack_kinds == JOKER_INDEX)[0]
-    gain_cols, gain_values = np.r_[z, joker_cols], np.r_[1.0, -cat.joker_values[melds][joker_cols]]
-    joker_rows = [(np.r_[z, y_joker], np.r_[1.0, -float(MAX_NUMBER) * np.ones(len(y_joker))], 0.0)]  # z <= 13 y_joker
-    switch = old > 0 and rack_jokers > 0
-    if switch:
-        v = n_vars + 1
-        joker_rows.append((np.r_[gain_cols, v], np.r_[gain_values, old], 0.0))  # z <= gain + old (1 - v)
-        joker_rows.append((np.r_[z, v], np.r_[1.0, -rack_jokers], 0.0))  # z <= 13 rack v
-    elif rack_jokers > 0:
-        joker_rows.append((gain_cols, gain_values, 0.0))  # z <= gain
-    at_most = at_most.stacked(Rows(
-        np.concatenate([np.full(len(c), r) for r, (c, _, _) in enumerate(joker_rows)]),
-        np.concatenate([c for c, _, _ in joker_rows]),
-        np.concatenate([w for _, w, _ in joker_rows]),
-        np.array([rhs for _, _, rhs in joker_rows]),
-    ))
-    switches = int(switch)  # the v column, when there is one
-    objective_parts.append(np.r_[float(weight), np.zeros(switches)])
-    upper_parts.append(np.r_[rack_jokers, np.ones(switches)])
-    continuous = np.r_[continuous, True, np.zeros(switches, dtype=bool)]
-    return IntegerProgram(np.concatenate(objective_parts), np.concatenate(upper_parts), equal, at_most, continuous)
-
-
-def _solve_rearrange(problem: _Problem, objective: Objective, deadline: Deadline) -> _Outcome:
-    """The best move with only the problem's free old melds open (exact, zero gap)."""
-    layout = _layout(problem)
-    program = _program(problem, layout, objective, _lexicographic_weights(problem, objective))
+def _solve_rearrange(
+    problem: Problem, objective: Objective, deadline: Deadline, scope: Scope = Scope.ALL
+) -> Outcome:
+    """The best move with only the problem's free old melds open (exact, zero gap), scored
+    on the criteria of ``scope``."""
+    layout = move_program.layout(problem, scope)
+    program = move_program.program(problem, layout, objective, scoped_weights(problem, objective, scope))
     solution = mip.solve(program, deadline.left())
     if solution is None:
         raise SolverError("the move model has no solution (leaving the table as it is always is one)")
-    return _outcome(problem, layout, objective, solution.values, solution.optimal)
+    return move_program.read(problem, layout, objective, solution.values, solution.optimal)
 
 
 def _solve_reaching(
-    problem: _Problem, objective: Objective, deadline: Deadline, weight: int, floor: int, settled: bool
-) -> _Outcome | None:
+    problem: Problem, objective: Objective, deadline: Deadline, weight: int, floor: int, scope: Scope
+) -> Outcome | None:
     """The best move among those scoring ``weight * primary + melds kept >= floor`` (kept
-    counted among the free melds); ``None`` if there is none.
-
-    When ``settled`` (no move scores more than ``floor``), every such move scores exactly
-    that, the two leading criteria are settled, and the objective only needs the rest of the
-    tie-break, which keeps its weights small; otherwise it keeps every criterion.
+    counted among the free melds), scored on the criteria of ``scope``; ``None`` if there
+    is none. ``TIE_BREAK`` is for a floor no move scores above: all reach it exactly, the
+    two leading criteria are settled, and the smaller weights of the rest suffice.
     """
-    layout = _layout(problem)
-    weights = _lexicographic_weights(problem, objective)
-    if settled:
-        weights = replace(weights, primary=0, kept=0)
-    program = _program(problem, layout, objective, weights)
-    n_y = len(layout.rack_kinds)
-    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in layout.rack_kinds], dtype=np.float64)
-    per_y = numbers if objective is Objective.VALUE else np.ones(n_y)
-    exact = layout.n_x + np.nonzero(layout.continuations.exact)[0]
-    z = layout.first_y + n_y  # the rack jokers' worth (value objective)
-    cols = np.r_[layout.first_y + np.arange(n_y), exact, [z] if objective is Objective.VALUE else []].astype(np.int64)
-    values = np.r_[weight * per_y, np.ones(len(exact)), [float(weight)] if objective is Objective.VALUE else []]
-    reaching = Rows(np.zeros(len(cols), np.int64), cols, -values, np.array([-float(floor)]))
-    solution = mip.solve(replace(program, at_most=program.at_most.stacked(reaching)), deadline.left())
+    layout = move_program.layout(problem, scope)
+    program = move_program.program(problem, layout, objective, scoped_weights(problem, objective, scope))
+    row = move_program.reaching(layout, objective, weight, floor)
+    solution = mip.solve(replace(program, at_most=program.at_most.stacked(row)), deadline.left())
     if solution is None:
         return None
-    return _outcome(problem, layout, objective, solution.values, solution.optimal)
+    return move_program.read(problem, layout, objective, solution.values, solution.optimal)
 
 
-def _outcome(problem: _Problem, layout: _Layout, objective: Objective, values: np.ndarray, optimal: bool) -> _Outcome:
-    """Read a solution of :func:`_program`."""
-    cat = problem.catalogue
-    conts = layout.continuations
-    laid = values[:layout.first_y].astype(np.int64)
-    counts_all = np.bincount(layout.melds, weights=laid, minlength=layout.n_x).astype(np.int64)
-    counts = {int(k): int(n) for k, n in enumerate(counts_all) if n}
-    played_counts = values[layout.first_y:layout.first_y + len(layout.rack_kinds)].astype(np.int64)
-    played = {int(i): int(n) for i, n in zip(layout.rack_kinds, played_counts) if n}
-    if objective is Objective.TILES:
-        primary = sum(played.values())
-    else:
-        gain = sum(int(cat.joker_values[k]) * n for k, n in counts.items())
-        gain -= sum(joker_value(problem.old_melds[i]) for i in problem.free)
-        primary = value_placed(played, gain)
-    if not played:
-        everything_stays = int(problem.table_counts.sum())
-        return _Outcome({}, {}, 0, optimal, kept=len(problem.free), staying=everything_stays)
-    chosen = np.nonzero(laid[layout.n_x:])[0]
-    continuations = {int(conts.owners[j]): int(conts.targets[j]) for j in chosen}
-    kept = int(conts.exact[chosen].sum())
-    staying = int(conts.overlaps[chosen].sum())
-    return _Outcome(counts, continuations, primary, optimal, kept, staying)
-
-
-def _solve_initial(problem: _Problem, position: Position, objective: Objective, deadline: Deadline) -> _Outcome:
+def _solve_initial(problem: Problem, position: Position, objective: Objective, deadline: Deadline) -> Outcome:
     """Initial meld: new melds from the rack only, together worth at least the threshold.
 
     Columns: copies of each candidate, then ``play``; value >= threshold * play, and nothing
@@ -604,7 +374,7 @@ def _solve_initial(problem: _Problem, position: Position, objective: Objective, 
     scores = weights * max(tiebreak, 1) + (cat.values if tiebreak else 0)
     program = IntegerProgram(
         np.r_[scores.astype(np.float64), 0.0],
-        np.r_[_copies_bound(cat.usage, rack).astype(np.float64), 1.0],
+        np.r_[move_program.copies_bound(cat.usage, rack).astype(np.float64), 1.0],
         Rows.empty(),
         uses.stacked(threshold).stacked(laid),
         np.zeros(n_x + 1, dtype=bool),
@@ -614,7 +384,8 @@ def _solve_initial(problem: _Problem, position: Position, objective: Objective, 
         raise SolverError("the opening model has no solution (laying nothing always is one)")
     counts = {k: int(n) for k, n in enumerate(solution.values[:n_x]) if n}
     primary = sum(int(weights[k]) * n for k, n in counts.items())
-    return _Outcome(counts, {}, primary, solution.optimal)
+    laid = tuple(cat.melds[k] for k, n in counts.items() for _ in range(n))
+    return Outcome(laid, (), primary, solution.optimal)
 
 
 def _draw(
@@ -624,18 +395,11 @@ def _draw(
     return Suggestion(position, objective, Action.DRAW, (), table, (), len(old_melds), 0, 0, optimal, old_melds)
 
 
-def _assemble(position: Position, objective: Objective, problem: _Problem, outcome: _Outcome) -> Suggestion:
-    """Turn the optimiser's counts into the new table with the source of every tile."""
-    cat = problem.catalogue
+def _assemble(position: Position, objective: Objective, problem: Problem, outcome: Outcome) -> Suggestion:
+    """Turn the optimiser's new melds into the new table with the source of every tile."""
     old_melds = problem.old_melds
-    instances: list[tuple[Meld, int | None]] = []
-    continued_by: dict[int, list[int]] = {}
-    for m, k in sorted(outcome.continuations.items()):
-        continued_by.setdefault(k, []).append(m)
-    for k, n in outcome.counts.items():
-        owners = continued_by.get(k, [])
-        for copy in range(n):
-            instances.append((cat.melds[k], owners[copy] if copy < len(owners) else None))
+    instances: list[tuple[Meld, int | None]] = [(m, owner) for owner, m in sorted(outcome.continued, key=lambda p: p[0])]
+    instances += [(m, None) for m in outcome.fresh]
     # Tile counts are lists indexed by Tile.index (kind_counts): Counters hashed every tile.
     # Tiles each free old meld still has to give away after its continuation keeps its share.
     leftovers: dict[int, list[int]] = {i: kind_counts(old_melds[i].tiles) for i in problem.free}
