@@ -215,30 +215,6 @@ def _best_score(
     return score
 
 
-def _best_score(
-    bound: int, weight: int, ceiling: int,
-    leading: Callable[[int], int | None], touched_score: Callable[[], int],
-) -> int:
-    """The best score ``weight * primary + melds kept`` of any move, given that none scores
-    above ``bound``; ``leading(target)`` is the best score of the moves reaching ``target``
-    (None if none does), ``ceiling`` the relaxation's bound. When ``bound`` is out of reach,
-    nothing scores above the next one down either; the bound on melds kept is usually the
-    loose part, so then come the moves placing as many tiles (or points) as the relaxation
-    allows, keeping any number of melds; and last the moves reaching a score surely
-    reachable (``touched_score()``), which some move does."""
-    score = leading(bound)
-    if score is not None:
-        return score
-    most_placed = ceiling // weight * weight
-    score = leading(most_placed) if most_placed < bound else None
-    if score is not None:
-        return score
-    score = leading(touched_score())
-    if score is None:
-        raise SolverError("no move reaches a score that a move was found to reach")
-    return score
-
-
 def _without_time(
     position: Position, old_melds: tuple[Meld, ...], objective: Objective
 ) -> tuple[Problem, Outcome]:
