@@ -6,11 +6,11 @@ with every placement of jokers the rules allow (:func:`catalogue_for`). A row re
 jokers the way they are worth most points (an old meld left untouched keeps its reading as
 laid; the program gives it a column of its own). The criteria of a move see only which
 physical tiles each new meld holds (tiles placed, melds untouched, tiles moved, melds)
-and, for the value, what the jokers stand for, which is this reading. So the integer program over these rows
-(:mod:`solver.model`) ranges over every legal move of the melds it opens, and its optimum
-is the exact optimum in every criterion. Nothing is cut from the catalogue here; what the
-solver leaves out of a program is left out by proofs from a relaxation's reduced costs
-(:func:`solver.model._priced`).
+and, for the value, what the jokers stand for, which is this reading. So the integer
+program over these rows (:mod:`solver.move_program`) ranges over every legal move of the
+melds it opens, and its optimum is the exact optimum in every criterion. Nothing is cut
+from the catalogue here; what the solver leaves out of a program is left out by proofs
+from a relaxation's reduced costs (:func:`solver.model._priced`).
 
 **The base catalogue** (:func:`base_catalogue`): groups, and runs of up to
 ``2 x min_meld_size - 1`` tiles (3-5 under the standard rules). It is what the relaxations

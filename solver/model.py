@@ -38,8 +38,10 @@ from .suggestion import RACK, Action, NewMeld, Suggestion
 from .table import InvalidTableError, check_table, interpret_as_laid
 from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Tile, kind_counts
 
-#: Tables of at most this many melds are opened up whole.
+#: Tables of at most this many melds are opened up whole...
 SMALL_TABLE_MELDS = 4
+#: ... and they can form at most this many melds (runs with many jokers make thousands).
+SMALL_TABLE_CANDIDATES = 2000
 #: The time one move may take in all (every optimiser call of it together). Hard positions
 #: can need more to prove the best move; they get the best found by then, marked not optimal.
 TIME_LIMIT_S = 5.0
@@ -83,8 +85,8 @@ def solve(
 ) -> Suggestion:
     """The best legal move for ``position``, ties broken by least disruption of the table.
 
-    Exact in every criterion (zero-gap MIP): on a table of at most
-    :data:`SMALL_TABLE_MELDS` melds over the whole table, otherwise over the old melds and
+    Exact in every criterion (zero-gap MIP): on a small table (:data:`SMALL_TABLE_MELDS`,
+    :data:`SMALL_TABLE_CANDIDATES`) over the whole table, otherwise over the old melds and
     candidates a linear relaxation proves an optimal move may use (:func:`_solve_large`).
     ``time_limit_s`` bounds the whole move; ``optimal`` is False only if it cut the search
     short: the move is then the best found in time, or, if none was, the best move from the
@@ -102,11 +104,12 @@ def solve(
         if not position.initial_meld_done:
             problem = _prepare_initial(position, old_melds)
             outcome = _solve_initial(problem, position, objective, deadline)
-        elif len(old_melds) <= SMALL_TABLE_MELDS:
-            problem = _prepare(position, old_melds, tuple(range(len(old_melds))))
-            outcome = _solve_rearrange(problem, objective, deadline)
         else:
-            problem, outcome = _solve_large(position, old_melds, objective, deadline)
+            problem = _prepare(position, old_melds, tuple(range(len(old_melds))))
+            if len(old_melds) <= SMALL_TABLE_MELDS and len(problem.catalogue.melds) <= SMALL_TABLE_CANDIDATES:
+                outcome = _solve_rearrange(problem, objective, deadline)
+            else:
+                problem, outcome = _solve_large(position, old_melds, objective, deadline, problem.catalogue)
     except OutOfTime:
         if not position.initial_meld_done:
             return _draw(position, objective, old_melds, optimal=False)
@@ -117,7 +120,7 @@ def solve(
 
 
 def _solve_large(
-    position: Position, old_melds: tuple[Meld, ...], objective: Objective, deadline: Deadline
+    position: Position, old_melds: tuple[Meld, ...], objective: Objective, deadline: Deadline, whole: Catalogue
 ) -> tuple[Problem, Outcome]:
     """Solve with the old melds and candidates that no optimal move uses left out.
 
@@ -130,9 +133,10 @@ def _solve_large(
     reach, the best score is found (:func:`_best_score`) with MIPs scored on the two leading
     criteria only (so an old meld's continuations other than left untouched drop out): they
     are small, and proving targets out of reach is most of the work. One MIP aimed at that
-    score then settles the rest of the tie-break. The whole table is opened up only if the
-    relaxation fails. A solve stopped by the deadline raises :class:`OutOfTime`, or gives
-    the best move found by the last MIP (not optimal).
+    score then settles the rest of the tie-break. The whole table (``whole``: every candidate
+    its tiles and the rack can form) is opened up only if the relaxation fails. A solve
+    stopped by the deadline raises :class:`OutOfTime`, or gives the best move found by the
+    last MIP (not optimal).
     """
     rack = tile_usage(position.rack)
     table = tile_usage(position.table_tiles)
@@ -149,7 +153,6 @@ def _solve_large(
         # What touching an old meld costs against the bound (nothing if the bound does not keep it).
         meld_cost = np.maximum(relaxation.reduced[keeps], 0.0)
 
-        whole = catalogue_for(position.rules, table + rack)
 
         def prepared(free: tuple[int, ...], slack: float) -> Problem:
             return _priced(_prepare(position, old_melds, free, whole), tile_price, meld_cost, slack)
@@ -187,7 +190,7 @@ def _solve_large(
         if outcome is not None:
             # Optimal, or the best move found before the time limit.
             return problem, outcome
-    everything = _prepare(position, old_melds, tuple(range(len(old_melds))))
+    everything = _prepare(position, old_melds, tuple(range(len(old_melds))), whole)
     return everything, _solve_rearrange(everything, objective, deadline)
 
 

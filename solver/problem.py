@@ -38,8 +38,8 @@ class Pricing:
 @dataclass(frozen=True)
 class Problem:
     """The free old melds (global indices) may change, the rest stay. ``catalogue`` holds
-    the group candidates the free melds' tiles and the rack can form (runs are chains in the
-    program, :mod:`solver.chains`)."""
+    the candidates the free melds' tiles and the rack can form (those a relaxation's prices
+    do not rule out)."""
 
     catalogue: Catalogue
     old_melds: tuple[Meld, ...]

@@ -169,6 +169,15 @@ def test_a_rack_joker_never_counts_negative() -> None:
     assert suggestion.value_placed >= 1 + 2 + 1 + 1
 
 
+def test_only_the_untouched_meld_keeps_its_jokers_reading_as_laid() -> None:
+    # j r4 r5 lies as r3 r4 r5 and stays; the rack's r4 r5 j beside it reads r4 r5 r6 (15), not
+    # the old meld's r3 r4 r5 (12) because it holds the same tiles.
+    suggestion = solved(position("j r4 r5", "r4 r5 j"))
+    assert suggestion.melds_untouched == 1
+    assert suggestion.value_placed == 15
+    assert [new.meld.represented for new in suggestion.new_table] == [parse_tiles("r3 r4 r5"), parse_tiles("r4 r5 r6")]
+
+
 def test_value_objective_finds_at_least_the_value_of_the_tile_objective() -> None:
     pos = position("j b4 b5 | b4 b5 b6", "b7 b8 r7 r8 j")
     assert solved(pos, Objective.VALUE).value_placed >= solved(pos, Objective.TILES).value_placed

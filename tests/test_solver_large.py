@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from benchmarks.positions import deal_position
-from solver import Objective, Position, parse_melds, parse_tiles, solve
+from solver import PRESETS, Objective, Position, parse_melds, parse_tiles, solve
 from solver import model as solver_model
 from solver.mip import IntegerProgram, Rows
 from solver.mip import solve as solve_program
@@ -47,6 +47,7 @@ def test_large_table_path_matches_opening_the_whole_table(
     fast = solve(position, objective)
     assert_legal(position, fast)
     monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 10**6)
+    monkeypatch.setattr(solver_model, "SMALL_TABLE_CANDIDATES", 10**9)
     whole = solve(position, objective)
     assert _criteria(fast, objective) == _criteria(whole, objective)
 
@@ -83,11 +84,34 @@ def test_moves_placing_the_most_tiles_the_bound_allows_settle_a_loose_bound_on_m
         ended_there += calls == ["missed TIE_BREAK", "missed LEADING", "reached LEADING", "reached TIE_BREAK"]
         monkeypatch.undo()
         monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 10**6)
+        monkeypatch.setattr(solver_model, "SMALL_TABLE_CANDIDATES", 10**9)
         whole = solve(position, Objective.TILES)
         monkeypatch.undo()
         assert_legal(position, fast)
         assert _criteria(fast, Objective.TILES) == _criteria(whole, Objective.TILES)
     assert ended_there > 0
+
+
+def test_a_small_table_with_thousands_of_candidates_takes_the_large_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Four melds, but four jokers and 50 tiles make 5,000+ candidates: the whole table's
+    # program took 3 s; the relaxation path leaves most out, with the same answer.
+    position = deal_position(random.Random(2 * 1_000_003 + 30 * 1_000 + 20), 30, 20, PRESETS["four-jokers"])
+    assert len(position.table) <= solver_model.SMALL_TABLE_MELDS
+    paths: list[str] = []
+    large = solver_model._solve_large
+
+    def spy(*args, **kwargs):
+        paths.append("large")
+        return large(*args, **kwargs)
+
+    monkeypatch.setattr(solver_model, "_solve_large", spy)
+    fast = solve(position)
+    assert paths == ["large"]
+    monkeypatch.setattr(solver_model, "SMALL_TABLE_CANDIDATES", 10**9)
+    whole = solve(position)
+    assert paths == ["large"]
+    assert_legal(position, fast)
+    assert _criteria(fast, Objective.TILES) == _criteria(whole, Objective.TILES)
 
 
 def test_large_table_adds_a_tile_to_a_run_and_touches_nothing_else() -> None:
