@@ -98,7 +98,7 @@ from typing import Callable, Iterator, Sequence
 from solver.explain import describe_steps, problem_text
 from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES, error_text, tile_label, tr
 from solver.melds import MeldCheck
-from solver.model import solve
+from solver.search import solve
 from solver.players import name_key, player_name, player_names
 from solver.rules import (
     PRESETS,

@@ -10,7 +10,7 @@ and, for the value, what the jokers stand for, which is this reading. So the int
 program over these rows (:mod:`solver.move_program`) ranges over every legal move of the
 melds it opens, and its optimum is the exact optimum in every criterion. Nothing is cut
 from the catalogue here; what the solver leaves out of a program is left out by proofs
-from a relaxation's reduced costs (:func:`solver.model._priced`).
+from a relaxation's reduced costs (:func:`solver.search._priced`).
 
 **The base catalogue** (:func:`base_catalogue`): groups, and runs of up to
 ``2 x min_meld_size - 1`` tiles (3-5 under the standard rules). It is what the relaxations

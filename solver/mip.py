@@ -108,7 +108,8 @@ class IntegerProgram:
 
 @dataclass(frozen=True)
 class LinearSolution:
-    """The optimum of a program without integrality (GLOP), with a bound proven from its duals.
+    """The optimum of a program without integrality (GLOP), with a bound proven from its duals,
+    and what that bound proves about the integer solutions (:meth:`may_change`).
 
     ``bound`` comes from weak duality, ``objective . v <= duals . rhs + sum(upper * max(reduced, 0))``
     for every solution ``v``, computed here from GLOP's duals (at-most rows' duals clipped at 0)
@@ -124,6 +125,30 @@ class LinearSolution:
     #: Per row (equalities first, then the at-most rows), its dual value.
     duals: np.ndarray
     bound: float
+
+    @property
+    def best_possible(self) -> int:
+        """No integer solution scores more than this (objectives are integers)."""
+        return int(np.floor(self.bound + self._slack_tolerance))
+
+    @property
+    def _slack_tolerance(self) -> float:
+        return INTEGRALITY_TOLERANCE * max(1.0, abs(self.bound))
+
+    def slack(self, target: int) -> float:
+        """How far below the bound ``target`` lies (with a little tolerance)."""
+        return self.bound - target + self._slack_tolerance
+
+    def may_change(self, target: int) -> np.ndarray:
+        """Mask of the columns that a solution scoring at least ``target`` may lower from
+        their upper bound.
+
+        Weak duality: every solution scores at most ``bound`` minus, for each column, its
+        reduced cost times how far it lies below its upper bound (when the reduced cost is
+        positive), so a column whose reduced cost exceeds ``bound - target`` stays at its
+        upper bound in every solution reaching ``target``.
+        """
+        return self.reduced <= self.slack(target)
 
 
 @dataclass(frozen=True)

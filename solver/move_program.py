@@ -49,8 +49,9 @@ class Continuations:
 
 
 @dataclass(frozen=True)
-class Layout:
-    """Where each kind of column sits in the program."""
+class Columns:
+    """The program's columns: which candidates, continuations, free melds, group counts and
+    rack tiles they stand for, part by part, in order."""
 
     laid: np.ndarray  # candidate of each x column
     continuations: Continuations
@@ -74,7 +75,8 @@ def pure_groups(usage: np.ndarray) -> np.ndarray:
     return ((real > 0).sum(axis=1) == 1) & (real.sum(axis=1) >= 2)
 
 
-def layout(problem: Problem, scope: Scope) -> Layout:
+def columns(problem: Problem, scope: Scope) -> Columns:
+    """The columns of the problem's program scored on the criteria of ``scope``."""
     usage = problem.catalogue.usage
     laid = np.ones(len(usage), dtype=bool)
     counts = GroupCounts.none()
@@ -86,7 +88,7 @@ def layout(problem: Problem, scope: Scope) -> Layout:
         conts = _continuations(problem, np.zeros(0, np.int64))
     else:
         conts = _continuations(problem, np.arange(len(usage)))
-    return Layout(
+    return Columns(
         np.nonzero(laid)[0], conts, np.asarray(problem.free, np.int64), counts, np.nonzero(problem.rack_counts)[0],
     )
 
@@ -137,40 +139,40 @@ def copies_bound(usage: np.ndarray, available: np.ndarray) -> np.ndarray:
     return np.where(usage > 0, available[None, :] // np.maximum(usage, 1), 99).min(axis=1)
 
 
-def program(problem: Problem, layout: Layout, objective: Objective, weights: Weights) -> IntegerProgram:
+def program(problem: Problem, columns: Columns, objective: Objective, weights: Weights) -> IntegerProgram:
     """Max tiles (or value) placed, ties broken by least disruption of the free old melds,
     scored with ``weights`` (see the module docstring for the columns)."""
     cat = problem.catalogue
     rack = problem.rack_counts
     available = problem.table_counts + rack
-    conts, counts = layout.continuations, layout.counts
-    first = [layout.first(part) for part in range(Z + 1)]
+    conts, counts = columns.continuations, columns.counts
+    first = [columns.first(part) for part in range(Z + 1)]
     w = weights
     melds = float(w.melds)
     weight = w.primary if objective is Objective.VALUE else w.value
-    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in layout.rack_kinds], dtype=np.float64)
+    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in columns.rack_kinds], dtype=np.float64)
     per_tile = w.primary if objective is Objective.TILES else 0
     objective_parts = [
-        np.full(len(layout.laid), -melds),
+        np.full(len(columns.laid), -melds),
         w.stay * conts.overlaps + w.first * conts.keeps_first - melds,
         w.kept + w.stay * problem.free_usage.sum(axis=1) + w.first - melds,  # kept: all its tiles stay
         np.where(counts.kind == GROUPS, -melds, 0.0),
         per_tile + weight * numbers,
     ]
     upper_parts = [
-        copies_bound(cat.usage[layout.laid], available),
+        copies_bound(cat.usage[columns.laid], available),
         np.ones(len(conts.owners)),
-        np.ones(len(layout.free)),
+        np.ones(len(columns.free)),
         counts.upper,
-        rack[layout.rack_kinds],
+        rack[columns.rack_kinds],
     ]
     # Every table tile lies in a new meld; rack tiles in new melds are the ones played.
-    usage = np.concatenate([cat.usage[layout.laid], cat.usage[conts.targets], problem.free_usage])
+    usage = np.concatenate([cat.usage[columns.laid], cat.usage[conts.targets], problem.free_usage])
     cols, tile = np.nonzero(usage)  # x, c and u come first, in this order
     laying = [
         (cols, tile, usage[cols, tile].astype(np.float64)),
         (first[COUNTS] + counts.tiles, counts.kind[counts.tiles], np.ones(len(counts.tiles))),
-        (first[Y] + np.arange(len(layout.rack_kinds)), layout.rack_kinds, -np.ones(len(layout.rack_kinds))),
+        (first[Y] + np.arange(len(columns.rack_kinds)), columns.rack_kinds, -np.ones(len(columns.rack_kinds))),
     ]
     kinds = np.nonzero(available)[0]
     equal = Rows(
@@ -180,11 +182,11 @@ def program(problem: Problem, layout: Layout, objective: Objective, weights: Wei
         problem.table_counts[kinds].astype(np.float64),
     )
     # Each free old meld continues into at most one new meld (or is left untouched).
-    row_of = {int(m): r for r, m in enumerate(layout.free)}
-    owners = np.r_[[row_of[int(m)] for m in conts.owners], np.arange(len(layout.free))].astype(np.int64)
+    row_of = {int(m): r for r, m in enumerate(columns.free)}
+    owners = np.r_[[row_of[int(m)] for m in conts.owners], np.arange(len(columns.free))].astype(np.int64)
     at_most = Rows(
-        owners, np.r_[first[C] + np.arange(len(conts.owners)), first[U] + np.arange(len(layout.free))].astype(np.int64),
-        np.ones(len(owners)), np.ones(len(layout.free)),
+        owners, np.r_[first[C] + np.arange(len(conts.owners)), first[U] + np.arange(len(columns.free))].astype(np.int64),
+        np.ones(len(owners)), np.ones(len(columns.free)),
     )
     at_most = at_most.stacked(counts.rows(first[COUNTS]))
     # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
@@ -199,12 +201,12 @@ def program(problem: Problem, layout: Layout, objective: Objective, weights: Wei
     rack_jokers = float(MAX_NUMBER * rack[JOKER_INDEX])
     old = float(sum(joker_value(problem.old_melds[i]) for i in problem.free))
     worth = np.concatenate([
-        cat.joker_values[layout.laid], cat.joker_values[conts.targets],
+        cat.joker_values[columns.laid], cat.joker_values[conts.targets],
         [joker_value(problem.old_melds[i]) for i in problem.free],  # left as laid, read as laid
         np.where(counts.kind == JOKER_INDEX, counts.number, 0),
     ]).astype(np.float64)
     joker_cols = np.nonzero(worth)[0]
-    y_joker = first[Y] + np.nonzero(layout.rack_kinds == JOKER_INDEX)[0]
+    y_joker = first[Y] + np.nonzero(columns.rack_kinds == JOKER_INDEX)[0]
     gain_cols, gain_values = np.r_[z, joker_cols], np.r_[1.0, -worth[joker_cols]]
     joker_rows = [(np.r_[z, y_joker], np.r_[1.0, -float(MAX_NUMBER) * np.ones(len(y_joker))], 0.0)]  # z <= 13 y_joker
     switch = old > 0 and rack_jokers > 0
@@ -231,31 +233,31 @@ def program(problem: Problem, layout: Layout, objective: Objective, weights: Wei
     )
 
 
-def reaching(layout: Layout, objective: Objective, weight: int, floor: int) -> Rows:
+def reaching(columns: Columns, objective: Objective, weight: int, floor: int) -> Rows:
     """``weight * primary + melds kept >= floor`` as an at-most row (kept among the free)."""
-    first_y, n_y = layout.first(Y), len(layout.rack_kinds)
-    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in layout.rack_kinds], dtype=np.float64)
+    first_y, n_y = columns.first(Y), len(columns.rack_kinds)
+    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in columns.rack_kinds], dtype=np.float64)
     per_y = numbers if objective is Objective.VALUE else np.ones(n_y)
-    kept = layout.first(U) + np.arange(len(layout.free))
-    z = [layout.first(Z)] if objective is Objective.VALUE else []
+    kept = columns.first(U) + np.arange(len(columns.free))
+    z = [columns.first(Z)] if objective is Objective.VALUE else []
     cols = np.r_[first_y + np.arange(n_y), kept, z].astype(np.int64)
     values = np.r_[weight * per_y, np.ones(len(kept)), [float(weight)] * len(z)]
     return Rows(np.zeros(len(cols), np.int64), cols, -values, np.array([-float(floor)]))
 
 
-def read(problem: Problem, layout: Layout, objective: Objective, values: np.ndarray, optimal: bool) -> Outcome:
+def read(problem: Problem, columns: Columns, objective: Objective, values: np.ndarray, optimal: bool) -> Outcome:
     """The answer a solution of :func:`program` stands for."""
     cat = problem.catalogue
     whole = np.round(values).astype(np.int64)
-    part = [whole[layout.first(p):layout.first(p + 1)] for p in range(Z)]
-    played = {int(i): int(n) for i, n in zip(layout.rack_kinds, part[Y]) if n}
+    part = [whole[columns.first(p):columns.first(p + 1)] for p in range(Z)]
+    played = {int(i): int(n) for i, n in zip(columns.rack_kinds, part[Y]) if n}
     if not played:
         return Outcome((), (), 0, optimal, kept=len(problem.free), staying=int(problem.table_counts.sum()))
-    fresh = [cat.melds[int(row)] for row, n in zip(layout.laid, part[X]) for _ in range(int(n))]
-    fresh += layout.counts.melds(part[COUNTS])
-    conts = layout.continuations
+    fresh = [cat.melds[int(row)] for row, n in zip(columns.laid, part[X]) for _ in range(int(n))]
+    fresh += columns.counts.melds(part[COUNTS])
+    conts = columns.continuations
     continued = [(int(conts.owners[j]), cat.melds[int(conts.targets[j])]) for j in np.nonzero(part[C])[0]]
-    kept = [int(layout.free[j]) for j in np.nonzero(part[U])[0]]
+    kept = [int(columns.free[j]) for j in np.nonzero(part[U])[0]]
     continued += [(m, problem.old_melds[m]) for m in kept]
     if objective is Objective.TILES:
         primary = sum(played.values())

@@ -1,6 +1,6 @@
 """One optimisation of a move: which old melds may change, the tiles in play, the criteria
 scored and their weights, and what an answer says. Shared by the search
-(:mod:`solver.model`) and the integer program (:mod:`solver.move_program`)."""
+(:mod:`solver.search`) and the integer programs (:mod:`solver.move_program`, :mod:`solver.bound_program`)."""
 
 from __future__ import annotations
 

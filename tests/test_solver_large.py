@@ -10,10 +10,10 @@ import pytest
 
 from benchmarks.positions import deal_position
 from solver import PRESETS, Objective, Position, parse_melds, parse_tiles, solve
-from solver import model as solver_model
-from solver.mip import IntegerProgram, Rows
+from solver import search
+from tests.exact import solve_proven
+from solver.mip import IntegerProgram, Rows, solve_linear
 from solver.mip import solve as solve_program
-from solver.relaxation import relax
 from tests.oracle import assert_legal
 
 
@@ -43,12 +43,12 @@ def test_large_table_path_matches_opening_the_whole_table(
     # The relaxation opens only some melds and candidates; the answer must be the one the
     # whole table's MIP gives, in every criterion of the tie-break.
     position = _medium_position(seed)
-    monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 0)  # every table takes the large path
-    fast = solve(position, objective)
+    monkeypatch.setattr(search, "SMALL_TABLE_MELDS", 0)  # every table takes the large path
+    fast = solve_proven(position, objective)
     assert_legal(position, fast)
-    monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 10**6)
-    monkeypatch.setattr(solver_model, "SMALL_TABLE_CANDIDATES", 10**9)
-    whole = solve(position, objective)
+    monkeypatch.setattr(search, "SMALL_TABLE_MELDS", 10**6)
+    monkeypatch.setattr(search, "SMALL_TABLE_CANDIDATES", 10**9)
+    whole = solve_proven(position, objective)
     assert _criteria(fast, objective) == _criteria(whole, objective)
 
 
@@ -59,7 +59,7 @@ def test_moves_placing_the_most_tiles_the_bound_allows_settle_a_loose_bound_on_m
     # optimistic; the search among moves placing the most tiles the bound allows must then
     # give the whole table's answer, and it must be what ends some of these searches.
     calls: list[str] = []
-    reaching, rearrange = solver_model._solve_reaching, solver_model._solve_rearrange
+    reaching, rearrange = search._solve_reaching, search._solve_rearrange
 
     def spy_reaching(*args, **kwargs):
         outcome = reaching(*args, **kwargs)
@@ -75,17 +75,17 @@ def test_moves_placing_the_most_tiles_the_bound_allows_settle_a_loose_bound_on_m
         rng = random.Random(1000 + seed)
         position = deal_position(rng, rng.choice([24, 30]), rng.randint(24, 30))
         calls.clear()
-        monkeypatch.setattr(solver_model, "_solve_reaching", spy_reaching)
-        monkeypatch.setattr(solver_model, "_solve_rearrange", spy_rearrange)
-        monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 0)
-        fast = solve(position, Objective.TILES)
+        monkeypatch.setattr(search, "_solve_reaching", spy_reaching)
+        monkeypatch.setattr(search, "_solve_rearrange", spy_rearrange)
+        monkeypatch.setattr(search, "SMALL_TABLE_MELDS", 0)
+        fast = solve_proven(position, Objective.TILES)
         # The bound and one below missed, the most tiles the bound allows reached, then the
         # tie-break aimed at that score.
         ended_there += calls == ["missed TIE_BREAK", "missed LEADING", "reached LEADING", "reached TIE_BREAK"]
         monkeypatch.undo()
-        monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 10**6)
-        monkeypatch.setattr(solver_model, "SMALL_TABLE_CANDIDATES", 10**9)
-        whole = solve(position, Objective.TILES)
+        monkeypatch.setattr(search, "SMALL_TABLE_MELDS", 10**6)
+        monkeypatch.setattr(search, "SMALL_TABLE_CANDIDATES", 10**9)
+        whole = solve_proven(position, Objective.TILES)
         monkeypatch.undo()
         assert_legal(position, fast)
         assert _criteria(fast, Objective.TILES) == _criteria(whole, Objective.TILES)
@@ -96,19 +96,19 @@ def test_a_small_table_with_thousands_of_candidates_takes_the_large_path(monkeyp
     # Four melds, but four jokers and 50 tiles make 5,000+ candidates: the whole table's
     # program took 3 s; the relaxation path leaves most out, with the same answer.
     position = deal_position(random.Random(2 * 1_000_003 + 30 * 1_000 + 20), 30, 20, PRESETS["four-jokers"])
-    assert len(position.table) <= solver_model.SMALL_TABLE_MELDS
+    assert len(position.table) <= search.SMALL_TABLE_MELDS
     paths: list[str] = []
-    large = solver_model._solve_large
+    large = search._solve_large
 
     def spy(*args, **kwargs):
         paths.append("large")
         return large(*args, **kwargs)
 
-    monkeypatch.setattr(solver_model, "_solve_large", spy)
-    fast = solve(position)
+    monkeypatch.setattr(search, "_solve_large", spy)
+    fast = solve_proven(position)
     assert paths == ["large"]
-    monkeypatch.setattr(solver_model, "SMALL_TABLE_CANDIDATES", 10**9)
-    whole = solve(position)
+    monkeypatch.setattr(search, "SMALL_TABLE_CANDIDATES", 10**9)
+    whole = solve_proven(position)
     assert paths == ["large"]
     assert_legal(position, fast)
     assert _criteria(fast, Objective.TILES) == _criteria(whole, Objective.TILES)
@@ -117,7 +117,7 @@ def test_a_small_table_with_thousands_of_candidates_takes_the_large_path(monkeyp
 def test_large_table_adds_a_tile_to_a_run_and_touches_nothing_else() -> None:
     melds = "k1 k2 k3 | b5 b6 b7 | o9 o10 o11 | r2 r3 r4 | k7 b7 o7 | b11 b12 b13 | o1 o2 o3 o4"
     position = Position(parse_melds(melds), parse_tiles("r5"))
-    assert len(position.table) > solver_model.SMALL_TABLE_MELDS
+    assert len(position.table) > search.SMALL_TABLE_MELDS
     suggestion = solve(position)
     assert_legal(position, suggestion)
     assert suggestion.tiles_placed == 1
@@ -154,7 +154,7 @@ def test_mip_reports_an_infeasible_program_as_none() -> None:
 
 
 def test_relaxation_bounds_the_integer_optimum_and_fixes_what_cannot_change() -> None:
-    relaxation = relax(_knapsack())
+    relaxation = solve_linear(_knapsack())
     assert relaxation is not None
     assert relaxation.bound == pytest.approx(10.5)
     assert relaxation.best_possible == 10

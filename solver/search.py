@@ -1,4 +1,5 @@
-"""The exact move solver: an integer program after den Hertog & Hulshof's ILP.
+"""The exact move solver's strategy: which integer programs to solve for a move, in what
+order, over which old melds and candidates (den Hertog & Hulshof's ILP).
 
 Variables (:mod:`solver.move_program`): how many copies of each candidate meld lie on the
 new table (every meld the tiles can form, :mod:`solver.candidates`), how many of each rack
@@ -10,33 +11,33 @@ rack tiles are added. One weighted objective orders the criteria lexicographical
 in place (so equal moves always come out the same). Every legal move is a solution of the
 program and every solution a legal move, so its optimum is the exact optimum in every
 criterion. Before the initial meld the table is fixed and only rack melds worth the
-threshold count. On a larger table a linear relaxation (:mod:`solver.relaxation`) bounds
-(1)-(2) and, through its reduced costs, leaves out the old melds and candidates no optimal
-move can use, so the MIP stays small and exact. Models are numpy arrays solved by SCIP and GLOP
-through OR-Tools (:mod:`solver.mip`).
+threshold count (:mod:`solver.opening_program`). On a larger table the linear relaxation of
+:mod:`solver.bound_program` bounds (1)-(2) and, through its reduced costs, leaves out the old
+melds and candidates no optimal move can use, so the MIP stays small and exact. Models are
+numpy arrays solved by SCIP and GLOP through OR-Tools (:mod:`solver.mip`); the answer is
+assembled by :mod:`solver.answer`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
 
-from . import mip, move_program
-from .candidates import Catalogue, base_for, catalogue_for, fits, joker_value, tile_usage, usage_of
+from . import mip, move_program, opening_program
+from .answer import assemble, draw
+from .bound_program import bound_program
+from .candidates import Catalogue, base_for, catalogue_for, fits, tile_usage, usage_of
 from .deadline import Deadline
 from .melds import Meld
-from .mip import IntegerProgram, OutOfTime, Rows, SolverError
+from .mip import INTEGRALITY_TOLERANCE, OutOfTime, SolverError
+from .mip import solve_linear as relax  # a name of its own: the backend comparison swaps it
 from .problem import Outcome, Pricing, Problem, Scope, scoped_weights, value_placed
-from .relaxation import TOLERANCE as RELAXATION_TOLERANCE
-from .relaxation import relax
 from .state import Objective, Position
-from .steps import build_steps
-from .suggestion import RACK, Action, NewMeld, Suggestion
+from .suggestion import Suggestion
 from .table import InvalidTableError, check_table, interpret_as_laid
-from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_KINDS, Tile, kind_counts
+from .tiles import JOKER_INDEX, NUM_KINDS
 
 #: Tables of at most this many melds are opened up whole...
 SMALL_TABLE_MELDS = 4
@@ -99,11 +100,11 @@ def solve(
         raise InvalidTableError(check)
     old_melds = tuple(interpret_as_laid(m, c) for m, c in zip(position.table, check.melds))
     if not position.rack:
-        return _draw(position, objective, old_melds)
+        return draw(position, objective, old_melds)
     try:
         if not position.initial_meld_done:
             problem = _prepare_initial(position, old_melds)
-            outcome = _solve_initial(problem, position, objective, deadline)
+            outcome = _solve_initial(problem, objective, deadline)
         else:
             problem = _prepare(position, old_melds, tuple(range(len(old_melds))))
             if len(old_melds) <= SMALL_TABLE_MELDS and len(problem.catalogue.melds) <= SMALL_TABLE_CANDIDATES:
@@ -112,11 +113,11 @@ def solve(
                 problem, outcome = _solve_large(position, old_melds, objective, deadline, problem.catalogue)
     except OutOfTime:
         if not position.initial_meld_done:
-            return _draw(position, objective, old_melds, optimal=False)
+            return draw(position, objective, old_melds, optimal=False)
         problem, outcome = _without_time(position, old_melds, objective)
     if not outcome.plays or outcome.primary <= 0 and objective is Objective.TILES:
-        return _draw(position, objective, old_melds, outcome.optimal)
-    return _assemble(position, objective, problem, outcome)
+        return draw(position, objective, old_melds, outcome.optimal)
+    return assemble(position, objective, problem, outcome)
 
 
 def _solve_large(
@@ -124,8 +125,8 @@ def _solve_large(
 ) -> tuple[Problem, Outcome]:
     """Solve with the old melds and candidates that no optimal move uses left out.
 
-    The relaxation (:func:`_keep_program`) bounds the score ``weight * primary + melds kept``
-    over the whole table, and for a target score its reduced costs name every old meld a move
+    The relaxation of :func:`solver.bound_program.bound_program` bounds the score
+    ``weight * primary + melds kept`` over the whole table, and for a target score its reduced costs name every old meld a move
     reaching the target may touch and every candidate it may lay (usually a few of each).
     The MIP over those, restricted to moves reaching the bound, with the rest of the
     tie-break as its objective, usually finds the optimum at once: nothing scores above the
@@ -142,7 +143,7 @@ def _solve_large(
     table = tile_usage(position.table_tiles)
     base = base_for(position.rules, table + rack)
     old_usage = np.stack([usage_of(m) for m in old_melds])
-    program, weight = _keep_program(base, old_usage, table, rack, objective)
+    program, weight = bound_program(base, old_usage, table, rack, objective)
     relaxation = relax(program)
     if relaxation is not None:
         keeps = slice(len(base.melds), len(base.melds) + len(old_melds))
@@ -175,7 +176,7 @@ def _solve_large(
         def touched_score() -> int:
             """A score surely reachable: the best move among the melds the relaxation touches
             and the candidates a move placing one tile (or point) less could lay."""
-            touched = tuple(int(m) for m in np.nonzero(relaxation.values[keeps] < 1.0 - RELAXATION_TOLERANCE)[0])
+            touched = tuple(int(m) for m in np.nonzero(relaxation.values[keeps] < 1.0 - INTEGRALITY_TOLERANCE)[0])
             problem = prepared(touched, relaxation.slack(relaxation.best_possible - weight))
             found = _solve_rearrange(problem, objective, deadline, Scope.LEADING)
             if not found.optimal:
@@ -249,65 +250,17 @@ def _priced(problem: Problem, tile_price: np.ndarray, meld_cost: np.ndarray, sla
     return replace(problem, catalogue=catalogue, pricing=pricing)
 
 
-def _keep_program(
-    base: Catalogue, old_usage: np.ndarray, table: np.ndarray, rack: np.ndarray, objective: Objective
-) -> tuple[IntegerProgram, int]:
-    """Most tiles (or value) placed, then most old melds kept whole: columns ``x`` (copies of
-    base candidates), ``u`` (old meld kept, 0..1), ``y`` (rack tiles played) and, for value,
-    ``z`` (rack jokers' worth, at most 13 each). The score is ``weight * primary + kept``.
-
-    Every legal move is a solution (its new melds split into base candidates), so the
-    relaxation's optimum bounds the score.
-    """
-    available = table + rack
-    kinds = np.nonzero(available)[0]
-    rack_kinds = np.nonzero(rack)[0]
-    n_x, n_old = len(base.melds), len(old_usage)
-    first_y = n_x + n_old
-    weight = n_old + 1
-    usage = np.concatenate([base.usage, old_usage])[:, kinds]
-    cols, rows = np.nonzero(usage.T)[::-1]
-    equal = Rows(
-        np.concatenate([rows, np.searchsorted(kinds, rack_kinds)]),
-        np.concatenate([cols, first_y + np.arange(len(rack_kinds))]),
-        np.concatenate([usage[cols, rows].astype(np.float64), -np.ones(len(rack_kinds))]),
-        table[kinds].astype(np.float64),
-    )
-    by_value = objective is Objective.VALUE
-    numbers = np.array([Tile.from_index(int(i)).number or 0 for i in rack_kinds], dtype=np.float64)
-    z = first_y + len(rack_kinds)
-    y_joker = first_y + np.nonzero(rack_kinds == JOKER_INDEX)[0]
-    at_most = Rows(  # z <= 13 x rack jokers played
-        np.zeros(1 + len(y_joker), np.int64), np.r_[z, y_joker],
-        np.r_[1.0, -float(MAX_NUMBER) * np.ones(len(y_joker))], np.zeros(1),
-    )
-    program = IntegerProgram(
-        np.concatenate([
-            np.zeros(n_x),
-            np.ones(n_old),
-            weight * (numbers if by_value else np.ones(len(rack_kinds))),
-            [float(weight) if by_value else 0.0],
-        ]),
-        np.concatenate([
-            move_program.copies_bound(base.usage, available).astype(np.float64), np.ones(n_old),
-            rack[rack_kinds].astype(np.float64), [float(MAX_NUMBER * rack[JOKER_INDEX])],
-        ]),
-        equal, at_most, np.r_[np.zeros(first_y + len(rack_kinds), dtype=bool), True],
-    )
-    return program, weight
-
-
 def _solve_rearrange(
     problem: Problem, objective: Objective, deadline: Deadline, scope: Scope = Scope.ALL
 ) -> Outcome:
     """The best move with only the problem's free old melds open (exact, zero gap), scored
     on the criteria of ``scope``."""
-    layout = move_program.layout(problem, scope)
-    program = move_program.program(problem, layout, objective, scoped_weights(problem, objective, scope))
+    columns = move_program.columns(problem, scope)
+    program = move_program.program(problem, columns, objective, scoped_weights(problem, objective, scope))
     solution = mip.solve(program, deadline.left())
     if solution is None:
         raise SolverError("the move model has no solution (leaving the table as it is always is one)")
-    return move_program.read(problem, layout, objective, solution.values, solution.optimal)
+    return move_program.read(problem, columns, objective, solution.values, solution.optimal)
 
 
 def _solve_reaching(
@@ -318,124 +271,18 @@ def _solve_reaching(
     is none. ``TIE_BREAK`` is for a floor no move scores above: all reach it exactly, the
     two leading criteria are settled, and the smaller weights of the rest suffice.
     """
-    layout = move_program.layout(problem, scope)
-    program = move_program.program(problem, layout, objective, scoped_weights(problem, objective, scope))
-    row = move_program.reaching(layout, objective, weight, floor)
+    columns = move_program.columns(problem, scope)
+    program = move_program.program(problem, columns, objective, scoped_weights(problem, objective, scope))
+    row = move_program.reaching(columns, objective, weight, floor)
     solution = mip.solve(replace(program, at_most=program.at_most.stacked(row)), deadline.left())
     if solution is None:
         return None
-    return move_program.read(problem, layout, objective, solution.values, solution.optimal)
+    return move_program.read(problem, columns, objective, solution.values, solution.optimal)
 
 
-def _solve_initial(problem: Problem, position: Position, objective: Objective, deadline: Deadline) -> Outcome:
-    """Initial meld: new melds from the rack only, together worth at least the threshold.
-
-    Columns: copies of each candidate, then ``play``; value >= threshold * play, and nothing
-    is laid unless play.
-    """
-    cat = problem.catalogue
-    rack = problem.rack_counts
-    n_x = len(cat.melds)
-    play = n_x
-    kinds = np.nonzero(rack)[0]
-    usage = cat.usage[:, kinds]
-    cols, rows = np.nonzero(usage.T)[::-1]
-    uses = Rows(rows, cols, usage[cols, rows].astype(np.float64), rack[kinds].astype(np.float64))
-    everything = np.arange(n_x)
-    threshold = Rows(
-        np.zeros(n_x + 1, np.int64), np.r_[everything, play],
-        np.r_[-cat.values.astype(np.float64), float(position.rules.initial_meld_threshold)], np.zeros(1),
-    )
-    laid = Rows(np.zeros(n_x + 1, np.int64), np.r_[everything, play], np.r_[np.ones(n_x), -float(len(position.rack))], np.zeros(1))
-    weights = cat.usage.sum(axis=1) if objective is Objective.TILES else cat.values
-    # Tile objective: among openings with the most tiles, the most valuable one.
-    tiebreak = int(rack.sum()) * MAX_NUMBER + 1 if objective is Objective.TILES else 0
-    scores = weights * max(tiebreak, 1) + (cat.values if tiebreak else 0)
-    program = IntegerProgram(
-        np.r_[scores.astype(np.float64), 0.0],
-        np.r_[move_program.copies_bound(cat.usage, rack).astype(np.float64), 1.0],
-        Rows.empty(),
-        uses.stacked(threshold).stacked(laid),
-        np.zeros(n_x + 1, dtype=bool),
-    )
-    solution = mip.solve(program, deadline.left())
+def _solve_initial(problem: Problem, objective: Objective, deadline: Deadline) -> Outcome:
+    """Initial meld: new melds from the rack only, together worth at least the threshold."""
+    solution = mip.solve(opening_program.program(problem, objective), deadline.left())
     if solution is None:
         raise SolverError("the opening model has no solution (laying nothing always is one)")
-    counts = {k: int(n) for k, n in enumerate(solution.values[:n_x]) if n}
-    primary = sum(int(weights[k]) * n for k, n in counts.items())
-    laid = tuple(cat.melds[k] for k, n in counts.items() for _ in range(n))
-    return Outcome(laid, (), primary, solution.optimal)
-
-
-def _draw(
-    position: Position, objective: Objective, old_melds: tuple[Meld, ...], optimal: bool = True
-) -> Suggestion:
-    table = tuple(NewMeld(m, (i,) * len(m), i, unchanged=True) for i, m in enumerate(old_melds))
-    return Suggestion(position, objective, Action.DRAW, (), table, (), len(old_melds), 0, 0, optimal, old_melds)
-
-
-def _assemble(position: Position, objective: Objective, problem: Problem, outcome: Outcome) -> Suggestion:
-    """Turn the optimiser's new melds into the new table with the source of every tile."""
-    old_melds = problem.old_melds
-    instances: list[tuple[Meld, int | None]] = [(m, owner) for owner, m in sorted(outcome.continued, key=lambda p: p[0])]
-    instances += [(m, None) for m in outcome.fresh]
-    # Tile counts are lists indexed by Tile.index (kind_counts): Counters hashed every tile.
-    # Tiles each free old meld still has to give away after its continuation keeps its share.
-    leftovers: dict[int, list[int]] = {i: kind_counts(old_melds[i].tiles) for i in problem.free}
-    staying: list[list[int]] = []
-    for meld, owner in instances:
-        keep = [0] * NUM_KINDS
-        if owner is not None:
-            left = leftovers[owner]
-            for tile in meld.tiles:
-                if left[tile.index] > 0:
-                    left[tile.index] -= 1
-                    keep[tile.index] += 1
-        staying.append(keep)
-    rack_left = kind_counts(position.rack)
-    free = set(problem.free)
-    new_table = [
-        NewMeld(m, (i,) * len(m), i, unchanged=True) for i, m in enumerate(old_melds) if i not in free
-    ]
-    for (meld, owner), keep in zip(instances, staying):
-        unchanged = owner is not None and kind_counts(meld.tiles) == kind_counts(old_melds[owner].tiles)
-        if unchanged:
-            assert owner is not None
-            meld = old_melds[owner]  # untouched: keep its own order and joker values
-        sources = []
-        for tile in meld.tiles:
-            kind = tile.index
-            if keep[kind] > 0:
-                keep[kind] -= 1
-                sources.append(owner)
-                continue
-            donor = next((i for i, left in leftovers.items() if left[kind] > 0), None)
-            if donor is not None:
-                leftovers[donor][kind] -= 1
-                sources.append(donor)
-            elif rack_left[kind] > 0:
-                rack_left[kind] -= 1
-                sources.append(RACK)
-            else:
-                raise SolverError(f"no source for {tile.name}")
-        new_table.append(NewMeld(meld, tuple(int(s) for s in sources), owner, unchanged))
-    if any(any(left) for left in leftovers.values()):
-        raise SolverError("a table tile was left off the new table")
-    played = tuple(t for nm in new_table for t, s in zip(nm.meld.tiles, nm.sources) if s == RACK)
-    new_table.sort(key=_table_order)
-    table = tuple(new_table)
-    untouched = sum(1 for nm in table if nm.unchanged)
-    moved = sum(1 for nm in table for s in nm.sources if s != RACK and s != nm.continues)
-    joker_gain = sum(joker_value(nm.meld) for nm in table) - sum(joker_value(m) for m in old_melds)
-    value = value_placed(dict(Counter(t.index for t in played)), joker_gain)
-    return Suggestion(
-        position, objective, Action.PLAY, played, table, build_steps(table, old_melds),
-        untouched, moved, value, outcome.optimal, old_melds,
-    )
-
-
-def _table_order(nm: NewMeld) -> tuple[int, int, int]:
-    """Old melds first in their old order, then new melds by their first tile."""
-    if nm.continues is not None:
-        return (0, nm.continues, 0)
-    return (1, nm.meld.represented[0].index, len(nm.meld))
+    return opening_program.read(problem, objective, solution.values, solution.optimal)
