@@ -4,7 +4,8 @@ that changes what a move may be.
 Two references of their own: brute force on tiny positions (:mod:`tests.brute`), and an
 exact integer program over every run of 3-13 tiles and every group (:mod:`tests.exact`),
 which brute force checks in turn. Positions are seeded (``benchmarks.positions``); a
-CI-sized sample runs by default, the large sweep (300 positions) is marked ``slow``.
+CI-sized sample runs by default, the large sweep (300 positions) is marked ``slow`` and
+``sweep`` and left out by default (``-m slow`` or ``-m sweep`` runs it).
 """
 
 from __future__ import annotations
@@ -79,6 +80,7 @@ SWEEP_TABLES = {"standard": (10, 20, 30, 30, 45, 60), "four-jokers": (10, 20, 30
 
 
 @pytest.mark.slow
+@pytest.mark.sweep
 @pytest.mark.parametrize("preset", VARIANTS)
 @pytest.mark.parametrize("seed", range(100))
 def test_solver_matches_the_exact_checker_on_large_tables(preset: str, seed: int) -> None:
