@@ -22,15 +22,14 @@ from collections.abc import Callable, Iterator, Sequence
 from benchmarks.glpk_backends import relax_with_highs, solve_with_glpk
 from benchmarks.positions import deal_position
 from benchmarks.solver_benchmark import code_version, ms, percentile, position_seed
-from solver import mip
-from solver import model as solver_model
-from solver.relaxation import relax
+from solver import mip, search
+from solver.mip import solve_linear
 from solver.state import Objective
 
 #: Configuration name -> (MIP solver, relaxation solver); the first is what ships.
 CONFIGURATIONS: dict[str, tuple[Callable, Callable]] = {
-    "SCIP + GLOP (OR-Tools, shipped)": (mip.solve, relax),
-    "GLPK + GLOP": (solve_with_glpk, relax),
+    "SCIP + GLOP (OR-Tools, shipped)": (mip.solve, solve_linear),
+    "GLPK + GLOP": (solve_with_glpk, solve_linear),
     "GLPK + HiGHS": (solve_with_glpk, relax_with_highs),
 }
 
@@ -39,12 +38,12 @@ CONFIGURATIONS: dict[str, tuple[Callable, Callable]] = {
 def configured(name: str) -> Iterator[None]:
     """The solver with the configuration's MIP and relaxation calls in place."""
     solve_mip, relax = CONFIGURATIONS[name]
-    saved = mip.solve, solver_model.relax
-    mip.solve, solver_model.relax = solve_mip, relax
+    saved = mip.solve, search.relax
+    mip.solve, search.relax = solve_mip, relax
     try:
         yield
     finally:
-        mip.solve, solver_model.relax = saved
+        mip.solve, search.relax = saved
 
 
 def criteria(suggestion) -> tuple[int, ...]:
@@ -74,12 +73,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             times: dict[str, list[float]] = {n: [] for n in names}
             for seed in range(args.seeds):
                 position = deal_position(random.Random(position_seed(seed, table, rack)), table, rack)
-                solver_model.solve(position, Objective.TILES)  # warm the catalogue caches
+                search.solve(position, Objective.TILES)  # warm the catalogue caches
                 answers = set()
                 for name in names:
                     with configured(name):
                         start = time.perf_counter()
-                        suggestion = solver_model.solve(position, Objective.TILES)
+                        suggestion = search.solve(position, Objective.TILES)
                         times[name].append(time.perf_counter() - start)
                     answers.add(criteria(suggestion))
                 if len(answers) > 1:

@@ -18,8 +18,7 @@ import numpy as np
 from cvxopt import glpk
 from highspy import _core as highs
 
-from solver.mip import IntegerProgram, Rows, Solution, SolverError, solve, with_proof
-from solver.relaxation import Relaxation
+from solver.mip import IntegerProgram, LinearSolution, Rows, Solution, SolverError, solve, with_proof
 
 #: GLPK's relative objective tolerance: well below 1 / (largest objective the models reach).
 OBJECTIVE_TOLERANCE = 1e-10
@@ -109,8 +108,8 @@ def _csc(rows: Rows, n_cols: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return starts, rows.rows[order].astype(np.int32), rows.values[order].astype(np.float64)
 
 
-def relax_with_highs(program: IntegerProgram) -> Relaxation | None:
-    """Same contract as :func:`solver.relaxation.relax`, through HiGHS (highspy)."""
+def relax_with_highs(program: IntegerProgram) -> LinearSolution | None:
+    """Same contract as :func:`solver.mip.solve_linear`, through HiGHS (highspy)."""
     n = len(program.objective)
     matrix = program.equal.stacked(program.at_most)
     n_equal = len(program.equal)
@@ -136,4 +135,4 @@ def relax_with_highs(program: IntegerProgram) -> Relaxation | None:
     solution = solver.getSolution()
     if not solution.dual_valid:
         return None
-    return Relaxation.of(with_proof(program, np.asarray(solution.col_value), np.asarray(solution.row_dual)))
+    return with_proof(program, np.asarray(solution.col_value), np.asarray(solution.row_dual))

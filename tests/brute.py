@@ -15,6 +15,7 @@ from typing import Iterator
 from solver.state import Objective, Position
 from solver.tiles import JOKER, Tile
 
+from tests.exact import Score, first_real, laid_joker_worth
 from tests.oracle import best_value, interpretations, is_valid_tiles
 
 MAX_TILES = 11
@@ -188,3 +189,75 @@ def least_disruption(
 
 def _opening_worth(melds: list[tuple[Tile, ...]], rules) -> int:
     return sum(best_value(m, rules) for m in melds)
+
+
+def _joker_worth(meld: tuple[Tile, ...], rules) -> int:
+    """What a new meld's jokers stand for: its most valuable reading (oracle)."""
+    real = sum(int(t.number or 0) for t in meld if not t.is_joker)
+    return best_value(meld, rules) - real
+
+
+def _placed_value(position: Position, melds, played: Counter[Tile], untouched: dict[int, int]) -> int:
+    """Value placed, the solver's definition: numbered rack tiles at face value, plus the
+    growth of the jokers' worth on the table, at most 13 per rack joker, never below zero.
+    ``untouched`` maps new melds left as an old meld was (by index) to that old meld, which
+    keeps its reading as laid."""
+    rules = position.rules
+    worth = [
+        laid_joker_worth(position.table[untouched[k]], rules) if k in untouched else _joker_worth(m, rules)
+        for k, m in enumerate(melds)
+    ]
+    gain = sum(worth) - sum(laid_joker_worth(m, rules) for m in position.table)
+    numbered = sum(int(t.number or 0) * n for t, n in played.items() if not t.is_joker)
+    return numbered + min(13 * played[JOKER], max(gain, 0))
+
+
+def _matchings(old, new):
+    """Every way new melds continue old ones (each way at most one, sharing at least two
+    tiles), with (untouched, tiles kept in place, firsts kept, untouched new meld -> old)."""
+    for mapping in product([None, *range(len(new))], repeat=len(old)):
+        targets = [k for k in mapping if k is not None]
+        if len(targets) != len(set(targets)):
+            continue
+        score = [0, 0, 0]
+        untouched: dict[int, int] = {}
+        for i, (meld, k) in enumerate(zip(old, mapping)):
+            if k is None:
+                continue
+            shared = sum((Counter(meld) & Counter(new[k])).values())
+            if shared < 2:
+                break
+            if Counter(meld) == Counter(new[k]):
+                score[0] += 1
+                untouched[k] = i
+            score[1] += shared
+            score[2] += first_real(meld) in new[k]
+        else:
+            yield score[0], score[1], score[2], untouched
+
+
+def brute_score(position: Position, objective: Objective = Objective.TILES) -> Score:
+    """The best score of every legal move in every criterion (tests.exact's), by enumeration."""
+    rules = position.rules
+    table = Counter(position.table_tiles)
+    rack = Counter(position.rack)
+    if sum(rack.values()) + (sum(table.values()) if position.initial_meld_done else 0) > MAX_TILES:
+        raise ValueError("brute force is only for tiny positions")
+    if not position.initial_meld_done:
+        optimum = brute_optimum(position)
+        if objective is Objective.VALUE:
+            return Score(optimum.value)
+        return Score(optimum.tiles, value=optimum.value_at_max_tiles)
+    best = None
+    for melds in partitions(table + rack, table, rules):
+        played = Counter(t for m in melds for t in m) - table
+        tiles = sum(played.values())
+        for untouched, staying, firsts, which in _matchings(position.table, melds):
+            value = _placed_value(position, melds, played, which)
+            primary = tiles if objective is Objective.TILES else value
+            key = (primary, untouched, staying, value if objective is Objective.TILES else 0, -len(melds), firsts)
+            if best is None or key > best:
+                best = key
+    primary, untouched, staying, value, melds, firsts = best
+    moved = sum(table.values()) - staying
+    return Score(primary, untouched, moved, value if objective is Objective.TILES else None, -melds, firsts)

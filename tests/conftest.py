@@ -10,6 +10,7 @@ import pytest
 def pytest_configure(config: pytest.Config) -> None:
     for name, meaning in (
         ("slow", "takes more than a few seconds (large sweeps, end-to-end photo runs)"),
+        ("sweep", "the 300-position sweep against the exact checker (half an hour): left out by default, run with -m slow or -m sweep"),
         ("models", "needs the shipped ONNX models"),
         ("browser", "drives headless Chromium against a real server"),
         ("train", "needs the train extra (ultralytics, torch) and trains or compares with the .pt weights"),

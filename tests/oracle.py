@@ -1,7 +1,7 @@
 """An independent legality checker for solver suggestions.
 
 It re-implements the meld rules in a few plain lines instead of importing
-:mod:`solver.melds` or :mod:`solver.model`, so a bug in the solver's own meld logic shows
+:mod:`solver.melds` or :mod:`solver.search`, so a bug in the solver's own meld logic shows
 up here as a disagreement rather than being checked against itself.
 """
 

@@ -57,7 +57,7 @@ def test_joker_counts_the_solver_does_not_model_are_refused(jokers: int) -> None
 
 @pytest.mark.parametrize("jokers", range(MAX_JOKERS + 1))
 def test_every_modelled_joker_count_plays_a_lone_tile_with_all_its_jokers(jokers: int) -> None:
-    from solver.model import solve
+    from solver.search import solve
 
     rack = parse_tiles("r5" + " j" * jokers)
     suggestion = solve(Position((), rack, True, RuleSet(jokers=jokers)))

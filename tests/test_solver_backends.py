@@ -15,9 +15,8 @@ from benchmarks.backend_comparison import CONFIGURATIONS, configured, criteria  
 from benchmarks.glpk_backends import relax_with_highs, solve_with_glpk  # noqa: E402
 from benchmarks.positions import deal_position
 from solver import Objective, mip
-from solver import model as solver_model
-from solver.mip import IntegerProgram, Rows
-from solver.relaxation import relax
+from solver import search
+from solver.mip import IntegerProgram, Rows, solve_linear
 
 
 def _knapsack() -> IntegerProgram:
@@ -40,7 +39,7 @@ def test_glpk_stand_in_finds_the_integer_optimum_and_reports_infeasibility() -> 
 
 
 def test_highs_stand_in_gives_the_same_bound_and_proof_as_glop() -> None:
-    glop, highs = relax(_knapsack()), relax_with_highs(_knapsack())
+    glop, highs = solve_linear(_knapsack()), relax_with_highs(_knapsack())
     assert glop is not None and highs is not None
     assert glop.bound == pytest.approx(highs.bound)
     assert list(glop.may_change(9)) == list(highs.may_change(9))
@@ -53,12 +52,12 @@ def test_every_configuration_gives_the_same_answer(seed: int) -> None:
     answers = set()
     for name in CONFIGURATIONS:
         with configured(name):
-            answers.add(criteria(solver_model.solve(position, Objective.TILES)))
+            answers.add(criteria(search.solve(position, Objective.TILES)))
     assert len(answers) == 1
 
 
 def test_configuration_is_undone_afterwards() -> None:
-    shipped = mip.solve, solver_model.relax
+    shipped = mip.solve, search.relax
     with configured("GLPK + HiGHS"):
-        assert mip.solve is solve_with_glpk and solver_model.relax is relax_with_highs
-    assert (mip.solve, solver_model.relax) == shipped
+        assert mip.solve is solve_with_glpk and search.relax is relax_with_highs
+    assert (mip.solve, search.relax) == shipped

@@ -169,6 +169,15 @@ def test_a_rack_joker_never_counts_negative() -> None:
     assert suggestion.value_placed >= 1 + 2 + 1 + 1
 
 
+def test_only_the_untouched_meld_keeps_its_jokers_reading_as_laid() -> None:
+    # j r4 r5 lies as r3 r4 r5 and stays; the rack's r4 r5 j beside it reads r4 r5 r6 (15), not
+    # the old meld's r3 r4 r5 (12) because it holds the same tiles.
+    suggestion = solved(position("j r4 r5", "r4 r5 j"))
+    assert suggestion.melds_untouched == 1
+    assert suggestion.value_placed == 15
+    assert [new.meld.represented for new in suggestion.new_table] == [parse_tiles("r3 r4 r5"), parse_tiles("r4 r5 r6")]
+
+
 def test_value_objective_finds_at_least_the_value_of_the_tile_objective() -> None:
     pos = position("j b4 b5 | b4 b5 b6", "b7 b8 r7 r8 j")
     assert solved(pos, Objective.VALUE).value_placed >= solved(pos, Objective.TILES).value_placed
@@ -300,16 +309,36 @@ def test_jokers_stay_with_their_meld_when_that_moves_fewer_tiles(table: str, rac
     assert suggestion.tiles_moved == moved
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known gap: no candidate is a run of 6 or more in another colour than the old meld's "
-    "that keeps 2 or more of its jokers (found by brute force under four jokers, 1 of 600 tiny positions)",
-)
 def test_jokers_may_stay_together_in_a_long_run_of_another_colour() -> None:
     # Best: [k3 k4 k5] and the four jokers stay, b1 and b5 join them as b1..b6 (2 moved);
-    # the solver moves three jokers to b1 j j j b5 instead (3 moved).
+    # without runs of 6 of another colour than the old meld's, three jokers moved instead.
     pos = position("k4 k5 j j j j", "k3 b1 b5", rules="four-jokers")
     suggestion = solved(pos)
     optimum = brute_optimum(pos)
     assert (suggestion.tiles_placed, optimum.tiles) == (3, 3)
     assert suggestion.tiles_moved == optimum.moved_at_max_tiles == 2
+
+
+def test_a_long_run_keeps_the_tiles_of_an_old_run_in_place() -> None:
+    # The smallest case of issue 17: r4 r5 r6 r7 stay in r2..r7 (3 moved: r8 r9 r10 go to
+    # the groups), where runs of 3-5 alone move 4 (r2 r3 r4 and r5 r6 r7).
+    pos = position("r4 r5 r6 r7 r8 r9 r10", "k8 b8 k9 o9 b10 o10 r2 r3")
+    suggestion = solved(pos)
+    assert suggestion.tiles_placed == 8
+    assert suggestion.tiles_moved == 3
+    assert Counter(parse_tiles("r2 r3 r4 r5 r6 r7")) in new_melds(suggestion)
+    assert len(suggestion.new_table) == 4
+
+
+def test_a_long_run_from_the_rack_is_one_meld() -> None:
+    # Fewest melds: r1..r7 is one run, not r1 r2 r3 and r4..r7.
+    suggestion = solved(position("", "r1 r2 r3 r4 r5 r6 r7"))
+    assert new_melds(suggestion) == [Counter(parse_tiles("r1 r2 r3 r4 r5 r6 r7"))]
+
+
+def test_an_opening_counts_a_long_run_with_three_jokers_at_its_best_reading() -> None:
+    # j j j r4 r5 r6 is r4..r9 (39 points); its tiles split into runs of 3-5 worth 36 at most.
+    pos = position("", "r4 r5 r6 j j j", opened=False, rules="four-jokers")
+    suggestion = solved(pos, Objective.VALUE)
+    assert suggestion.value_placed == 39
+    assert [new.meld.jokers for new in suggestion.new_table] == [parse_tiles("r7 r8 r9")]

@@ -9,23 +9,11 @@ import numpy as np
 import pytest
 
 from benchmarks.positions import deal_position
-from solver import Objective, Position, parse_melds, parse_tiles, solve
-from solver import model as solver_model
-from solver.candidates import (
-    base_catalogue,
-    build_catalogue,
-    catalogue_for,
-    meld_catalogue,
-    run_extensions,
-    run_pieces,
-    usage_of,
-)
-from solver.melds import run_meld
-from solver.mip import IntegerProgram, Rows
+from solver import PRESETS, Objective, Position, parse_melds, parse_tiles, solve
+from solver import search
+from tests.exact import solve_proven
+from solver.mip import IntegerProgram, Rows, solve_linear
 from solver.mip import solve as solve_program
-from solver.relaxation import relax
-from solver.rules import STANDARD
-from solver.table import check_table, interpret_as_laid
 from tests.oracle import assert_legal
 
 
@@ -55,11 +43,12 @@ def test_large_table_path_matches_opening_the_whole_table(
     # The relaxation opens only some melds and candidates; the answer must be the one the
     # whole table's MIP gives, in every criterion of the tie-break.
     position = _medium_position(seed)
-    monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 0)  # every table takes the large path
-    fast = solve(position, objective)
+    monkeypatch.setattr(search, "SMALL_TABLE_MELDS", 0)  # every table takes the large path
+    fast = solve_proven(position, objective)
     assert_legal(position, fast)
-    monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 10**6)
-    whole = solve(position, objective)
+    monkeypatch.setattr(search, "SMALL_TABLE_MELDS", 10**6)
+    monkeypatch.setattr(search, "SMALL_TABLE_CANDIDATES", 10**9)
+    whole = solve_proven(position, objective)
     assert _criteria(fast, objective) == _criteria(whole, objective)
 
 
@@ -70,11 +59,11 @@ def test_moves_placing_the_most_tiles_the_bound_allows_settle_a_loose_bound_on_m
     # optimistic; the search among moves placing the most tiles the bound allows must then
     # give the whole table's answer, and it must be what ends some of these searches.
     calls: list[str] = []
-    reaching, rearrange = solver_model._solve_reaching, solver_model._solve_rearrange
+    reaching, rearrange = search._solve_reaching, search._solve_rearrange
 
     def spy_reaching(*args, **kwargs):
         outcome = reaching(*args, **kwargs)
-        calls.append(("reached" if outcome is not None else "missed") + (" settled" if args[-1] else ""))
+        calls.append(f"{'reached' if outcome is not None else 'missed'} {args[-1].name}")
         return outcome
 
     def spy_rearrange(*args, **kwargs):
@@ -86,24 +75,49 @@ def test_moves_placing_the_most_tiles_the_bound_allows_settle_a_loose_bound_on_m
         rng = random.Random(1000 + seed)
         position = deal_position(rng, rng.choice([24, 30]), rng.randint(24, 30))
         calls.clear()
-        monkeypatch.setattr(solver_model, "_solve_reaching", spy_reaching)
-        monkeypatch.setattr(solver_model, "_solve_rearrange", spy_rearrange)
-        monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 0)
-        fast = solve(position, Objective.TILES)
-        ended_there += calls[-1] == "reached" and "touched" not in calls
+        monkeypatch.setattr(search, "_solve_reaching", spy_reaching)
+        monkeypatch.setattr(search, "_solve_rearrange", spy_rearrange)
+        monkeypatch.setattr(search, "SMALL_TABLE_MELDS", 0)
+        fast = solve_proven(position, Objective.TILES)
+        # The bound and one below missed, the most tiles the bound allows reached, then the
+        # tie-break aimed at that score.
+        ended_there += calls == ["missed TIE_BREAK", "missed LEADING", "reached LEADING", "reached TIE_BREAK"]
         monkeypatch.undo()
-        monkeypatch.setattr(solver_model, "SMALL_TABLE_MELDS", 10**6)
-        whole = solve(position, Objective.TILES)
+        monkeypatch.setattr(search, "SMALL_TABLE_MELDS", 10**6)
+        monkeypatch.setattr(search, "SMALL_TABLE_CANDIDATES", 10**9)
+        whole = solve_proven(position, Objective.TILES)
         monkeypatch.undo()
         assert_legal(position, fast)
         assert _criteria(fast, Objective.TILES) == _criteria(whole, Objective.TILES)
     assert ended_there > 0
 
 
+def test_a_small_table_with_thousands_of_candidates_takes_the_large_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Four melds, but four jokers and 50 tiles make 5,000+ candidates: the whole table's
+    # program took 3 s; the relaxation path leaves most out, with the same answer.
+    position = deal_position(random.Random(2 * 1_000_003 + 30 * 1_000 + 20), 30, 20, PRESETS["four-jokers"])
+    assert len(position.table) <= search.SMALL_TABLE_MELDS
+    paths: list[str] = []
+    large = search._solve_large
+
+    def spy(*args, **kwargs):
+        paths.append("large")
+        return large(*args, **kwargs)
+
+    monkeypatch.setattr(search, "_solve_large", spy)
+    fast = solve_proven(position)
+    assert paths == ["large"]
+    monkeypatch.setattr(search, "SMALL_TABLE_CANDIDATES", 10**9)
+    whole = solve_proven(position)
+    assert paths == ["large"]
+    assert_legal(position, fast)
+    assert _criteria(fast, Objective.TILES) == _criteria(whole, Objective.TILES)
+
+
 def test_large_table_adds_a_tile_to_a_run_and_touches_nothing_else() -> None:
     melds = "k1 k2 k3 | b5 b6 b7 | o9 o10 o11 | r2 r3 r4 | k7 b7 o7 | b11 b12 b13 | o1 o2 o3 o4"
     position = Position(parse_melds(melds), parse_tiles("r5"))
-    assert len(position.table) > solver_model.SMALL_TABLE_MELDS
+    assert len(position.table) > search.SMALL_TABLE_MELDS
     suggestion = solve(position)
     assert_legal(position, suggestion)
     assert suggestion.tiles_placed == 1
@@ -140,7 +154,7 @@ def test_mip_reports_an_infeasible_program_as_none() -> None:
 
 
 def test_relaxation_bounds_the_integer_optimum_and_fixes_what_cannot_change() -> None:
-    relaxation = relax(_knapsack())
+    relaxation = solve_linear(_knapsack())
     assert relaxation is not None
     assert relaxation.bound == pytest.approx(10.5)
     assert relaxation.best_possible == 10
@@ -149,27 +163,3 @@ def test_relaxation_bounds_the_integer_optimum_and_fixes_what_cannot_change() ->
     assert list(relaxation.may_change(9)) == [False, True, True]
     # Reaching 10 allows losing 0.5: a and b both stay at 1.
     assert list(relaxation.may_change(10)) == [False, False, True]
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_catalogue_matches_merging_every_candidate_meld_by_meld(seed: int) -> None:
-    rng = random.Random(seed)
-    position = deal_position(rng, rng.choice([30, 60, 90]), 14)
-    check = check_table(position.table, STANDARD)
-    old = tuple(interpret_as_laid(m, c) for m, c in zip(position.table, check.melds))
-    available = sum((usage_of(m) for m in old), np.zeros_like(usage_of(old[0])))
-    for tile in position.rack:
-        available[tile.index] += 1
-    shapes = [
-        run_meld(s.colour, s.start, s.length, list(s.jokers))
-        for m in old for s in run_extensions(m, STANDARD) + run_pieces(m, STANDARD)
-    ]
-    every = list(base_catalogue(STANDARD).melds) + list(old) + shapes
-    fits = [m for m in every if np.all(usage_of(m) <= available)]
-    expected = build_catalogue(fits, preferred=old)
-    got = catalogue_for(STANDARD, available, old)
-    assert {(m, int(v)) for m, v in zip(got.melds, got.values)} == {
-        (m, int(v)) for m, v in zip(expected.melds, expected.values)
-    }
-    assert all(np.array_equal(usage_of(m), row) for m, row in zip(got.melds, got.usage))
-    assert meld_catalogue(old[0], STANDARD).melds[0] == old[0]

@@ -12,7 +12,7 @@ import pytest
 from benchmarks.positions import deal_position
 from benchmarks.solver_benchmark import position_seed
 from solver import Action, Position, mip, parse_melds, parse_tiles, solve
-from solver import model as solver_model
+from solver import search
 from tests.oracle import assert_legal
 
 #: Seven melds: more than SMALL_TABLE_MELDS, so the relaxation path runs.
@@ -88,7 +88,7 @@ def test_out_of_time_for_an_opening_draws_not_optimal(calls: Calls) -> None:
 @pytest.mark.parametrize("calls", [{"stopped": 1}], indirect=True)
 def test_a_search_stopped_with_a_move_gives_that_move_without_another_search(calls: Calls) -> None:
     position = Position(parse_melds(LARGE_TABLE), parse_tiles("r5"))
-    assert len(position.table) > solver_model.SMALL_TABLE_MELDS
+    assert len(position.table) > search.SMALL_TABLE_MELDS
     suggestion = solve(position)
     assert_legal(position, suggestion)
     assert not suggestion.optimal

@@ -9,7 +9,7 @@ from typing import Sequence
 
 from solver.explain import describe_steps
 from solver.i18n import DEFAULT_LANGUAGE, error_text, tr
-from solver.model import solve
+from solver.search import solve
 from solver.players import name_key, player_name, player_names
 from solver.rules import ImpossibleStateError, PoolOutScoring, RuleSet, UnmeldedScoring, preset
 from solver.scoring import Outcome, PlayerRack, PoolExhausted, WentOut, score_round
