@@ -24,7 +24,7 @@ from benchmarks.positions import deal_position
 from benchmarks.solver_benchmark import code_version, ms, percentile, position_seed
 from solver import mip, search
 from solver.mip import solve_linear
-from solver.state import Objective
+from solver.position import Objective
 
 #: Configuration name -> (MIP solver, relaxation solver); the first is what ships.
 CONFIGURATIONS: dict[str, tuple[Callable, Callable]] = {

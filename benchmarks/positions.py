@@ -19,7 +19,7 @@ from itertools import combinations
 from typing import Sequence
 
 from solver.rules import STANDARD, RuleSet
-from solver.state import Position
+from solver.position import Position
 from solver.tiles import JOKER, MAX_NUMBER, Colour, Tile
 
 #: Probability that a table meld gets a joker (when one is left in the pool).

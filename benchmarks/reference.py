@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from typing import Iterator
 
-from solver.state import Position
+from solver.position import Position
 
 
 @dataclass(frozen=True)

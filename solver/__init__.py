@@ -4,7 +4,7 @@ from .explain import describe_steps
 from .melds import Meld, MeldCheck, MeldKind, Problem, check_meld
 from .rules import PRESETS, STANDARD, ImpossibleStateError, PoolOutScoring, RuleSet
 from .search import SolverError, solve
-from .state import Objective, Position
+from .position import Objective, Position
 from .suggestion import RACK, Action, NewMeld, Step, StepKind, Suggestion
 from .table import InvalidTableError, TableCheck, check_table
 from .tiles import JOKER, Colour, NotationError, Tile, parse_melds, parse_tile, parse_tiles

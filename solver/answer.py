@@ -9,7 +9,7 @@ from .candidates import joker_value
 from .melds import Meld
 from .mip import SolverError
 from .problem import Outcome, Problem, value_placed
-from .state import Objective, Position
+from .position import Objective, Position
 from .steps import build_steps
 from .suggestion import RACK, Action, NewMeld, Suggestion
 from .tiles import NUM_KINDS, kind_counts

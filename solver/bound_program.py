@@ -11,7 +11,7 @@ import numpy as np
 from .candidates import Catalogue
 from .mip import IntegerProgram, Rows
 from .move_program import copies_bound
-from .state import Objective
+from .position import Objective
 from .tiles import JOKER_INDEX, MAX_NUMBER, Tile
 
 

@@ -31,7 +31,7 @@ from .groups import GROUPS, GroupCounts
 from .melds import Meld
 from .mip import IntegerProgram, Rows
 from .problem import Outcome, Problem, Scope, Weights, value_placed
-from .state import Objective
+from .position import Objective
 from .tiles import JOKER_INDEX, MAX_NUMBER, NUM_COLOURS, Tile
 
 #: An old meld continues only into a new meld holding at least this many of its tiles.

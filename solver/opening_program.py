@@ -9,7 +9,7 @@ import numpy as np
 from .mip import IntegerProgram, Rows
 from .move_program import copies_bound
 from .problem import Outcome, Problem
-from .state import Objective
+from .position import Objective
 from .tiles import MAX_NUMBER
 
 

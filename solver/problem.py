@@ -12,7 +12,7 @@ import numpy as np
 from .candidates import Catalogue
 from .melds import Meld
 from .rules import RuleSet
-from .state import Objective
+from .position import Objective
 from .tiles import JOKER_INDEX, MAX_NUMBER, Tile
 
 

@@ -34,7 +34,7 @@ from .melds import Meld
 from .mip import INTEGRALITY_TOLERANCE, OutOfTime, SolverError
 from .mip import solve_linear as relax  # a name of its own: the backend comparison swaps it
 from .problem import Outcome, Pricing, Problem, Scope, scoped_weights, value_placed
-from .state import Objective, Position
+from .position import Objective, Position
 from .suggestion import Suggestion
 from .table import InvalidTableError, check_table, interpret_as_laid
 from .tiles import JOKER_INDEX, NUM_KINDS

@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 
 from .melds import Meld
-from .state import Objective, Position
+from .position import Objective, Position
 from .tiles import Tile
 
 #: Source of a tile in a new meld: the index of an old table meld, or ``RACK``.

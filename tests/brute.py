@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from itertools import combinations, product
 from typing import Iterator
 
-from solver.state import Objective, Position
+from solver.position import Objective, Position
 from solver.tiles import JOKER, Tile
 
 from tests.exact import Score, first_real, laid_joker_worth

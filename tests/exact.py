@@ -40,7 +40,7 @@ from ortools.linear_solver import pywraplp
 
 from solver import solve
 from solver.rules import RuleSet
-from solver.state import Objective, Position
+from solver.position import Objective, Position
 from solver.suggestion import Suggestion
 from solver.tiles import ALL_KINDS, JOKER, Colour, Tile
 

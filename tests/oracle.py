@@ -12,7 +12,7 @@ from itertools import product
 from typing import Iterable, Sequence
 
 from solver.rules import RuleSet
-from solver.state import Position
+from solver.position import Position
 from solver.suggestion import RACK, Action, NewMeld, StepKind, Suggestion
 from solver.tiles import JOKER, Colour, Tile
 

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from solver.state import Position
+from solver.position import Position
 from solver.tiles import JOKER, parse_tile
 from vision.detections import Detections
 from vision.pipeline import build_reading

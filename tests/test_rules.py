@@ -3,7 +3,7 @@
 import pytest
 
 from solver.rules import MAX_JOKERS, PRESETS, STANDARD, ImpossibleStateError, RuleSet, RulesError, check_tile_limits
-from solver.state import Position
+from solver.position import Position
 from solver.tiles import JOKER, parse_melds, parse_tiles
 
 

@@ -22,7 +22,7 @@ from solver.rules import (
     preset,
     preset_for,
 )
-from solver.state import Position
+from solver.position import Position
 from solver.table import check_table
 from solver.tiles import parse_melds, parse_tiles
 

@@ -13,7 +13,7 @@ from solver.search import solve
 from solver.players import name_key, player_name, player_names
 from solver.rules import ImpossibleStateError, PoolOutScoring, RuleSet, UnmeldedScoring, preset
 from solver.scoring import Outcome, PlayerRack, PoolExhausted, WentOut, score_round
-from solver.state import Objective
+from solver.position import Objective
 from solver.table import check_table
 from solver.tiles import Tile, parse_melds, parse_tiles
 from vision.reading import ReadingKind

@@ -11,7 +11,7 @@ import argparse
 from solver.i18n import DEFAULT_LANGUAGE, LANGUAGES, tr
 from solver.players import player_name
 from solver.rules import PRESETS, PoolOutScoring, UnmeldedScoring
-from solver.state import Objective
+from solver.position import Objective
 
 from ..rules_text import pool_label, preset_label, unmelded_label
 from . import profiles

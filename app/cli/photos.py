@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from solver.i18n import error_text, tr
 from solver.rules import RuleSet
-from solver.state import Position
+from solver.position import Position
 from solver.tiles import parse_melds, parse_tiles
 from vision.reading import Reading, ReadingKind
 

@@ -28,7 +28,7 @@ from solver.explain import (
 )
 from solver.i18n import error_text, tile_label, tr
 from solver.rules import ImpossibleStateError, RuleSet, check_tile_limits
-from solver.state import Objective, Position
+from solver.position import Objective, Position
 from solver.suggestion import RACK, Action, Suggestion
 from solver.tiles import NotationError, Tile, parse_melds, parse_tiles
 from vision.reading import ReadingKind
