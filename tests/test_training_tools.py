@@ -179,3 +179,22 @@ def test_see_photo_cache_is_reused_only_for_the_same_models(tmp_path, monkeypatc
     assert calls == ["a", "b", "a"]  # the same file name with other weights is another model
     assert np.array_equal(again.found.boxes, first.found.boxes) and again.shape == (20, 30)
     assert np.allclose(again.probs, first.probs) and np.allclose(other.not_tile, [0.1])
+
+
+def test_the_evaluations_read_the_shipped_onnx_reader_as_photos_are_read():
+    """The default reader of the evaluations is the shipped ONNX file, read by the runtime's own
+    code (vision.reader.read_boxes): the figures are the product's, not a second implementation's."""
+    from training.tile_reading import DEFAULT_WEIGHTS, load_any_reader, read_boxes, reader_source
+    from vision.reader import TileReader
+    from vision.reader import read_boxes as runtime_read_boxes
+
+    if not DEFAULT_WEIGHTS.is_file():
+        pytest.skip("no shipped reader.onnx")
+    reader = load_any_reader()
+    assert isinstance(reader, TileReader) and reader_source(reader) == str(reader.model.path)
+    image = np.random.default_rng(3).integers(0, 255, (120, 160, 3), dtype=np.uint8)
+    boxes = np.array([[10, 10, 40, 52], [60, 20, 92, 66]], np.float32)
+    probs, not_tile = read_boxes(image, boxes, reader)
+    runtime = runtime_read_boxes(image, boxes, reader)
+    assert np.allclose(probs, runtime.probs) and np.allclose(not_tile, 1.0 - runtime.tile_prob)
+    assert probs.shape == (2, 53) and np.allclose(probs.sum(axis=1), 1.0)

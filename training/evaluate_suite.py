@@ -1,6 +1,6 @@
 """Every test set, end to end, reported separately (issue 15)::
 
-    python -m training.evaluate [--detector models/detector.pt] [--reader models/reader.pt]
+    python -m training.evaluate [--detector models/detector.pt] [--reader models/reader.onnx | CANDIDATE.pt]
                                 [--testsets data/testsets] [--sets NAME ...] [--json OUT.json]
 
 The sets: the real validation split, and the synthetic test sets of :mod:`training.testsets`
@@ -33,7 +33,7 @@ from training.error_breakdown import ErrorKind, format_breakdown, photo_errors
 from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
 from training.testsets import DEFAULT_OUT, TEST_SETS
-from training.tile_reading import NOT_TILE_DROP, load_any_reader, read_boxes
+from training.tile_reading import NOT_TILE_DROP, load_any_reader, read_boxes, reader_source
 from vision.decoding import DEFAULT_SETTINGS, DecodingSettings, decode
 from vision.detections import Detections, box_iou, box_overlap
 
@@ -124,7 +124,7 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
     from vision.images import load_image
     from vision.model_files import model_path
 
-    models = "|".join(_file_key(p) for p in (detector or model_path("detector"), getattr(reader, "source", "")))
+    models = "|".join(_file_key(p) for p in (detector or model_path("detector"), reader_source(reader)))
     cached = cache / f"{image_path.parent.parent.name}__{image_path.stem}.npz" if cache else None
     if cached is not None and cached.exists():
         saved = np.load(cached)
@@ -287,7 +287,7 @@ def summary(name: str, r: dict) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])
     parser.add_argument("--detector", type=Path, help="detector weights (default: models/detector.pt)")
-    parser.add_argument("--reader", type=Path, help="reader weights (default: models/reader.pt)")
+    parser.add_argument("--reader", type=Path, help="reader: an ONNX file (default: the shipped models/reader.onnx, read as photos are) or a .pt candidate")
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL)
     parser.add_argument("--testsets", type=Path, default=DEFAULT_OUT)
     names = [REAL_VALIDATION] + [t.name for t in TEST_SETS]

@@ -1,10 +1,13 @@
-"""Read boxes with a reader that may have a ``not-tile`` class, for the evaluations.
+"""Read boxes for the evaluations: the shipped ONNX reader through the runtime's own code, or a
+``.pt`` candidate that is not exported yet.
 
-The runtime reader (:mod:`vision.reader`) accepts exactly the 53 tiles; a reader trained with the
-extra ``not-tile`` class (:mod:`training.generalised_reader`) reports, per box, a non-tile
-probability besides the tile distribution. This module reads both kinds the way the runtime does
-(every margin of :data:`vision.reader.READ_PADS`, four quarter turns averaged) so the evaluations
-can compare them, and drops a box the way the pipeline will: when it is most probably not a tile.
+An ``.onnx`` reader (the default: ``models/reader.onnx``) is read by :func:`vision.reader.read_boxes`,
+exactly as a photo is (the first-look margin, the doubtful tiles at every margin), so the
+figures are the product's. A ``.pt`` checkpoint (e.g. one just trained by
+:mod:`training.generalised_reader`, with or without the ``not-tile`` class) is read through
+ultralytics at every margin of :data:`vision.reader.READ_PADS`, four quarter turns averaged; export
+it (``python -m training.export reader``) to measure what would ship. Either way a box is dropped
+the way the pipeline drops it: when it is most probably not a tile.
 """
 
 from __future__ import annotations
@@ -18,15 +21,17 @@ import numpy as np
 
 from solver.tiles import NUM_KINDS, parse_tile
 from vision.crops import crop_tiles
-from vision.reader import READ_PADS
+from vision.reader import READ_PADS, TileReader, load_reader
+from vision.reader import read_boxes as vision_read_boxes
 
-DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "reader.pt"
+#: The shipped reader: evaluated through the runtime's own code (vision.reader), as photos are read.
+DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "reader.onnx"
 
 NOT_TILE = "not-tile"
 #: A box is dropped when its non-tile probability is above this ("most probably not a tile").
 NOT_TILE_DROP = 0.5
 
-__all__ = ["AnyReader", "load_any_reader", "read_boxes", "NOT_TILE", "NOT_TILE_DROP"]
+__all__ = ["AnyReader", "load_any_reader", "read_boxes", "reader_source", "NOT_TILE", "NOT_TILE_DROP"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,13 +47,17 @@ class AnyReader:
 
 
 @functools.lru_cache(maxsize=4)
-def load_any_reader(weights: str | Path | None = None) -> AnyReader:
+def load_any_reader(weights: str | Path | None = None) -> AnyReader | TileReader:
+    """An ONNX reader (default: the shipped one) opened by :func:`vision.reader.load_reader`, read
+    exactly as photos are; a ``.pt`` checkpoint (a candidate not exported yet) through ultralytics."""
+    path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
+    if path.suffix == ".onnx":
+        return load_reader(path)
     from training import yolo_env
 
     yolo_env.configure_threads()
     from ultralytics import YOLO
 
-    path = Path(weights) if weights is not None else DEFAULT_WEIGHTS
     model = YOLO(str(path), task="classify")
     module = model.model
     module.eval()
@@ -83,8 +92,16 @@ def classify_crops(crops: np.ndarray, reader: AnyReader) -> np.ndarray:
     return np.concatenate(outs)
 
 
-def read_boxes(image: np.ndarray, boxes: Sequence | np.ndarray, reader: AnyReader) -> tuple[np.ndarray, np.ndarray]:
+def reader_source(reader: AnyReader | TileReader) -> str:
+    """The weights file a reader was loaded from (what an evaluation cache is keyed by)."""
+    return str(reader.model.path) if isinstance(reader, TileReader) else reader.source
+
+
+def read_boxes(image: np.ndarray, boxes: Sequence | np.ndarray, reader: AnyReader | TileReader) -> tuple[np.ndarray, np.ndarray]:
     """(n x 53 tile probabilities given a tile, n non-tile probabilities) for ``boxes`` of a photo."""
+    if isinstance(reader, TileReader):
+        read = vision_read_boxes(image, boxes, reader)
+        return read.probs, 1.0 - read.tile_prob
     n = len(boxes)
     if n == 0:
         return np.zeros((0, NUM_KINDS)), np.zeros(0)
