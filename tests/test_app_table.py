@@ -159,7 +159,7 @@ def test_from_photos_the_problem_tiles_are_framed_on_the_photos(monkeypatch):
     import app.photos
 
     monkeypatch.setattr(vision, "read", fake_tables, raising=False)
-    monkeypatch.setattr(vision, "annotate", lambda image, reading: np.asarray(image).copy(), raising=False)
+    monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.asarray(image).copy(), raising=False)
     monkeypatch.setattr(app.photos, "_load_models", lambda: True)
     at = turn_page()
     at.file_uploader(key="turn_start_photo_upload").set_value(("start.png", photo(50), "image/png")).run()

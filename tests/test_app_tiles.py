@@ -165,7 +165,7 @@ def _reader_spy(monkeypatch):
         return Reading(tiles, ((0, 1, 2),) if kind == "table" else (), kind=ReadingKind(kind), samples=samples)
 
     monkeypatch.setattr(vision, "read", read, raising=False)
-    monkeypatch.setattr(vision, "annotate", lambda image, reading: np.zeros((20, 30, 3), np.uint8), raising=False)
+    monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.zeros((20, 30, 3), np.uint8), raising=False)
     monkeypatch.setattr(app.photos, "_load_models", lambda: True)
     return profiles
 
