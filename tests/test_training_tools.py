@@ -198,3 +198,33 @@ def test_the_evaluations_read_the_shipped_onnx_reader_as_photos_are_read():
     runtime = runtime_read_boxes(image, boxes, reader)
     assert np.allclose(probs, runtime.probs) and np.allclose(not_tile, 1.0 - runtime.tile_prob)
     assert probs.shape == (2, 53) and np.allclose(probs.sum(axis=1), 1.0)
+
+
+def test_real_copies_keep_the_first_copies_of_each_photo():
+    from training.train_detector import TrainingConfigError, select_copies
+
+    names = ["b.rf.2.jpg", "a.rf.9.jpg", "a.rf.1.jpg", "b.rf.1.jpg", "a.rf.5.jpg", "single.jpg"]
+    assert select_copies(names, 1) == ["a.rf.1.jpg", "b.rf.1.jpg", "single.jpg"]
+    assert select_copies(names, 2) == ["a.rf.1.jpg", "a.rf.5.jpg", "b.rf.1.jpg", "b.rf.2.jpg", "single.jpg"]
+    assert select_copies(names, None) == sorted(names)
+    with pytest.raises(TrainingConfigError, match="at least 1"):
+        select_copies(names, 0)
+
+
+def test_prepare_real_links_exactly_the_selection_and_keeps_every_validation_photo(tmp_path):
+    from training.train_detector import prepare_real
+
+    real = tmp_path / "real"
+    for split, names in (("train", ["p.rf.1.jpg", "p.rf.2.jpg", "q.rf.1.jpg"]), ("valid", ["v.rf.1.jpg", "v.rf.2.jpg"])):
+        (real / split / "images").mkdir(parents=True)
+        (real / split / "labels").mkdir(parents=True)
+        for name in names:
+            (real / split / "images" / name).write_bytes(b"jpeg")
+            (real / split / "labels" / name.replace(".jpg", ".txt")).write_text("0 0.5 0.5 0.2 0.1\n")
+    out = tmp_path / "out"
+    assert prepare_real(real, out) == {"train": 3, "valid": 2}
+    assert prepare_real(real, out, copies_per_photo=1) == {"train": 2, "valid": 2}
+    assert sorted(p.name for p in (out / "train" / "images").iterdir()) == ["p.rf.1.jpg", "q.rf.1.jpg"]
+    assert sorted(p.name for p in (out / "train" / "labels").iterdir()) == ["p.rf.1.txt", "q.rf.1.txt"]
+    assert (out / "train" / "labels" / "q.rf.1.txt").read_text() == "0 0.500000 0.500000 0.200000 0.100000\n"
+    assert len(list((out / "valid" / "images").iterdir())) == 2

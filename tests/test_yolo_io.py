@@ -69,6 +69,15 @@ def test_decode_caps_the_number_of_boxes_and_handles_none():
     assert len(decode(raw, IDENTITY, conf=0.99, iou=0.6, max_det=3)) == 0
 
 
+def test_decode_keeps_a_lone_box_behind_more_duplicates_than_max_det():
+    # One tile seen by 6 anchors (duplicates NMS removes) and a lone weaker tile: more candidates than
+    # max_det must not push the lone tile out before NMS (OpenCV's top_k cuts the *input*, not the output).
+    duplicates = [(100 + i * 0.5, 100, 40, 60) for i in range(6)]
+    raw = _raw(duplicates + [(400, 400, 40, 60)], [0.9 - 0.01 * i for i in range(6)] + [0.4])
+    found = decode(raw, IDENTITY, conf=0.35, iou=0.6, max_det=3)
+    assert found.confidences.tolist() == pytest.approx([0.9, 0.4])
+
+
 def test_decode_refuses_what_is_not_one_detector_output():
     with pytest.raises(ValueError, match="one image"):
         decode(np.zeros((2, 5, 10), np.float32), IDENTITY, 0.3, 0.6, 10)

@@ -172,7 +172,8 @@ def read_photo(
     return decide_photo(see_image(image, detector, reader), kind, settings, not_tile_drop)
 
 
-def _band(box: np.ndarray, longer_side: int) -> str:
+def scale_band(box: np.ndarray, longer_side: int) -> str:
+    """The name of the scale band of a tile's box in a photo whose longer side is ``longer_side``."""
     share = float(max(box[2] - box[0], box[3] - box[1])) / longer_side
     return next(name for low, high, name in SCALE_BANDS if low <= share < high)
 
@@ -191,7 +192,7 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     if len(pairs):
         ious = box_iou(found.boxes[list(pairs)], photo.boxes[list(pairs.values())]).diagonal()
         for (d, t), iou in zip(pairs.items(), ious):
-            totals["ious"].setdefault(_band(photo.boxes[t], longer), []).append(float(iou))
+            totals["ious"].setdefault(scale_band(photo.boxes[t], longer), []).append(float(iou))
     for i in range(len(reading.labels)):
         right = i in pairs and reading.labels[i] == photo.labels[pairs[i]]
         totals["reliability"].add(right, reading.uncertain[i], reading.confidence[i])

@@ -33,7 +33,7 @@ from training.real_data import DatasetError, polygon_line_to_box
 REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = REPO_ROOT / "datasets" / "configs" / "detector.yaml"
 
-__all__ = ["prepare_real", "build_data_yaml", "train", "main", "TrainingConfigError"]
+__all__ = ["prepare_real", "select_copies", "build_data_yaml", "train", "main", "TrainingConfigError"]
 
 
 class TrainingConfigError(ValueError):
@@ -47,8 +47,35 @@ class PreparedData:
     val_images: int
 
 
-def prepare_real(real_root: Path, out: Path) -> dict[str, int]:
-    """Link the real photos into ``out/<split>/images`` with one-class labels; return images per split."""
+def source_photo(image_name: str) -> str:
+    """The photo an image was made from: Roboflow names its augmented copies ``<photo>.rf.<hash>.jpg``."""
+    return image_name.split(".rf.")[0]
+
+
+def select_copies(names: list[str], copies_per_photo: int | None) -> list[str]:
+    """The first ``copies_per_photo`` images (sorted by name) of each source photo; all when ``None``."""
+    if copies_per_photo is None:
+        return sorted(names)
+    if copies_per_photo < 1:
+        raise TrainingConfigError(f"real_copies_per_photo must be at least 1, got {copies_per_photo}")
+    seen: dict[str, int] = {}
+    kept = []
+    for name in sorted(names):
+        photo = source_photo(name)
+        seen[photo] = seen.get(photo, 0) + 1
+        if seen[photo] <= copies_per_photo:
+            kept.append(name)
+    return kept
+
+
+def prepare_real(real_root: Path, out: Path, copies_per_photo: int | None = None) -> dict[str, int]:
+    """Link the real photos into ``out/<split>/images`` with one-class labels; return images per split.
+
+    ``copies_per_photo`` keeps that many of each training photo's augmented copies (the dataset holds
+    three of each), so that a fine-tuning run on a small budget spends more of its steps on new
+    synthetic scenes; the validation photos are distinct and always all kept. Links left from an
+    earlier call with another selection are removed, so the folder holds exactly this selection.
+    """
     counts: dict[str, int] = {}
     for split in ("train", "valid"):
         source = real_root / split / "images"
@@ -57,10 +84,15 @@ def prepare_real(real_root: Path, out: Path) -> dict[str, int]:
         images_out, labels_out = out / split / "images", out / split / "labels"
         images_out.mkdir(parents=True, exist_ok=True)
         labels_out.mkdir(parents=True, exist_ok=True)
+        names = [p.name for p in source.iterdir() if p.suffix.lower() in {".jpg", ".jpeg", ".png"}]
+        chosen = select_copies(names, copies_per_photo if split == "train" else None)
+        keep = set(chosen)
+        for stale in images_out.iterdir():
+            if stale.is_symlink() and stale.name not in keep:
+                stale.unlink()
+                (labels_out / f"{stale.stem}.txt").unlink(missing_ok=True)
         n = 0
-        for image in sorted(source.iterdir()):
-            if image.suffix.lower() not in {".jpg", ".jpeg", ".png"}:
-                continue
+        for image in (source / name for name in chosen):
             link = images_out / image.name
             if not link.exists():
                 link.symlink_to(image.resolve())
@@ -92,7 +124,7 @@ def build_data_yaml(config: dict[str, Any], work: Path) -> PreparedData:
     real = _resolve(config.get("real"), REPO_ROOT)
     counts = {"train": 0, "valid": 0}
     if real is not None:
-        counts = prepare_real(real, work / "real")
+        counts = prepare_real(real, work / "real", config.get("real_copies_per_photo"))
         train_dirs.append(str(work / "real" / "train" / "images"))
         val_dirs.append(str(work / "real" / "valid" / "images"))
     synthetic = config.get("synthetic") or {}

@@ -24,7 +24,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Detections", "box_iou", "box_overlap"]
+__all__ = ["Detections", "box_iou", "box_overlap", "box_coverage"]
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -174,3 +174,9 @@ def box_overlap(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     inter = _intersection(a, b)
     smaller = np.minimum(_area(a)[:, None], _area(b)[None, :])
     return np.where(smaller > 0, inter / np.maximum(smaller, 1e-9), 0.0)
+
+
+def box_coverage(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Share of each box in ``b`` that lies inside each box in ``a``, shape (len(a), len(b))."""
+    area_b = _area(b)[None, :]
+    return np.where(area_b > 0, _intersection(a, b) / np.maximum(area_b, 1e-9), 0.0)

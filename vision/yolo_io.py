@@ -95,12 +95,13 @@ def decode(output: np.ndarray, geometry: Letterbox, conf: float, iou: float, max
     cx, cy, w, h = raw[:4, keep]
     xyxy = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1)
     # NMSBoxes takes (x, y, w, h) and scores; it returns the kept indices, most confident first.
+    # No top_k: OpenCV applies it to the candidates *before* suppression, so a lone tile behind more
+    # than max_det duplicate boxes of other tiles would be dropped; the output is capped below.
     chosen = cv2.dnn.NMSBoxes(
         np.stack([xyxy[:, 0], xyxy[:, 1], w, h], axis=1).astype(np.float64).tolist(),
         confidence[keep].astype(np.float64).tolist(),
         0.0,
         iou,
-        top_k=max_det,
     )
     chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)[:max_det]
     return Detections(geometry.to_photo(xyxy[chosen]), confidence[keep][chosen], best[keep][chosen])
