@@ -182,36 +182,39 @@ def _choose(units: Sequence[list[_Candidate]], rules: RuleSet, settings: Decodin
 
 
 def _choose_with_copy_limits(units: Sequence[list[_Candidate]], scores: list[list[float]], caps: np.ndarray) -> list[int]:
-    from ortools.sat.python import cp_model
+    """One candidate per unit, as probable as possible, with each tile at most ``caps`` times: a
+    small integer program for SCIP through OR-Tools' linear solver wrapper (CP-SAT's Python
+    module imports pandas, 0.6 s of a new process's first photo)."""
+    from ortools.linear_solver import pywraplp
 
     scale = 1000
     big = 10**7  # one excess copy costs more than any probability difference inside the window
-    model = cp_model.CpModel()
+    solver = pywraplp.Solver.CreateSolver("SCIP")
+    if solver is None:  # pragma: no cover - OR-Tools wheels always ship SCIP
+        raise DecodingError("no integer solver for the copy-limit assignment")
     picks = []
     usage: dict[int, list] = {}
-    objective = []
+    objective = solver.Objective()
     for u, unit in enumerate(units):
-        vars_ = [model.NewBoolVar(f"u{u}c{c}") for c in range(len(unit))]
-        model.AddExactlyOne(vars_)
+        vars_ = [solver.BoolVar(f"u{u}c{c}") for c in range(len(unit))]
+        solver.Add(sum(vars_) == 1)
         picks.append(vars_)
         for var, cand, score in zip(vars_, unit, scores[u]):
-            objective.append(int(round(score * scale)) * var)
+            objective.SetCoefficient(var, int(round(score * scale)))
             for label in cand.labels:
                 usage.setdefault(label, []).append(var)
     for label, vars_ in usage.items():
         if len(vars_) > caps[label]:
-            excess = model.NewIntVar(0, len(vars_), f"excess{label}")
-            model.Add(sum(vars_) - excess <= int(caps[label]))
-            objective.append(-big * excess)
-    model.Maximize(sum(objective))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
-    solver.parameters.random_seed = 0
-    solver.parameters.max_time_in_seconds = 5.0
-    status = solver.Solve(model)
-    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            excess = solver.IntVar(0, len(vars_), f"excess{label}")
+            solver.Add(sum(vars_) - excess <= int(caps[label]))
+            objective.SetCoefficient(excess, -big)
+    objective.SetMaximization()
+    solver.SetNumThreads(1)
+    solver.SetTimeLimit(5000)
+    status = solver.Solve()
+    if status not in (pywraplp.Solver.OPTIMAL, pywraplp.Solver.FEASIBLE):
         raise DecodingError("copy-limit assignment found no solution")
-    return [next(c for c, var in enumerate(vars_) if solver.Value(var)) for vars_ in picks]
+    return [next(c for c, var in enumerate(vars_) if var.solution_value() > 0.5) for vars_ in picks]
 
 
 def _joker_evidence(confidence: np.ndarray, labels: np.ndarray, probs: np.ndarray) -> np.ndarray:
