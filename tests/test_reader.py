@@ -211,6 +211,8 @@ def test_sure_tiles_are_read_at_one_margin_and_doubtful_ones_at_every_margin():
     assert read.embeddings[0, 0] == pytest.approx(1.0)
     empty = read_views(np.zeros((margins, 0, 16, 16, 3), np.uint8), reader)
     assert empty.probs.shape == (0, NUM_KINDS) and empty.tile_prob.shape == (0,)
+    with pytest.raises(ValueError, match="margins"):
+        read_views(views[:1], reader)
 
 
 def test_class_order_takes_one_not_tile_class_at_most():

@@ -154,6 +154,8 @@ def read_views(views: np.ndarray, reader: TileReader) -> CropReading:
     ≥ 0.9; it saves about 60 % of the reader's time on real photos, where most tiles are sure.
     """
     margins, n = views.shape[:2]
+    if margins != len(READ_PADS):
+        raise ValueError(f"expected views at the {len(READ_PADS)} margins of crop_views, got {margins}")
     if n == 0:
         return CropReading(np.zeros((0, NUM_KINDS)), np.zeros(0), np.zeros((0, 0)))
     first = read_crops(views[FIRST_MARGIN], reader)
