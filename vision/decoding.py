@@ -100,10 +100,10 @@ def _best_first(log_probs: np.ndarray, settings: DecodingSettings) -> list[tuple
     n = log_probs.shape[0]
     k = min(settings.top_k, log_probs.shape[1])
     order_array = np.argsort(-log_probs, axis=1, kind="stable")[:, :k]
-    best = float(np.take_along_axis(log_probs, order_array, axis=1)[:, 0].sum())
+    sorted_array = np.take_along_axis(log_probs, order_array, axis=1)
+    best = float(sorted_array[:, 0].sum())
     # Python lists: the search below indexes single entries, which numpy does slowly.
-    order = order_array.tolist()
-    sorted_lp = np.take_along_axis(log_probs, order_array, axis=1).tolist()
+    order, sorted_lp = order_array.tolist(), sorted_array.tolist()
     # A label further below its tile's best than the window allows can only be in readings under
     # the floor, which are never returned: each tile's search stops at its last label in reach.
     reach = math.log(settings.window) - 1e-9

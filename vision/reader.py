@@ -165,11 +165,13 @@ def read_views(views: np.ndarray, reader: TileReader) -> CropReading:
     if len(doubtful) and others:
         rest_views = views[others][:, doubtful]
         rest = read_crops(rest_views.reshape(len(others) * len(doubtful), *views.shape[2:]), reader)
-        k = len(doubtful)
         # each row is a distribution, so the mean over margins is one too.
-        probs[doubtful] = (first.probs[doubtful] + rest.probs.reshape(len(others), k, -1).sum(axis=0)) / margins
-        tile_prob[doubtful] = (first.tile_prob[doubtful] + rest.tile_prob.reshape(len(others), k).sum(axis=0)) / margins
-        embeddings[doubtful] = (first.embeddings[doubtful] + rest.embeddings.reshape(len(others), k, -1).sum(axis=0)) / margins
+        for mean, at_first, at_others in (
+            (probs, first.probs, rest.probs), (tile_prob, first.tile_prob, rest.tile_prob),
+            (embeddings, first.embeddings, rest.embeddings),
+        ):
+            by_margin = at_others.reshape(len(others), len(doubtful), *at_others.shape[1:])
+            mean[doubtful] = (at_first[doubtful] + by_margin.sum(axis=0)) / margins
     return CropReading(probs, tile_prob, embeddings)
 
 
