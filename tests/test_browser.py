@@ -153,6 +153,20 @@ def click_until(page, button: str, expected, attempts: int = 3) -> float:
     raise ValueError(f"attempts must be at least 1, got {attempts}")
 
 
+def read_table_photo(page, server: str, photo: Path, scene) -> float:
+    """Open the Play page, upload ``photo`` of ``scene`` as the table, type a rack of three tiles
+    the scene lacks, and read; returns the seconds from *Read the tiles* to the reading shown."""
+    from tests.synthetic_photos import tiles_absent_from
+
+    page.goto(server, wait_until="networkidle")
+    page.get_by_text("What should I play?").wait_for(timeout=STEP_TIMEOUT_MS)
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(photo))
+    page.get_by_label("Rack, typed").fill(" ".join(t.short for t in tiles_absent_from(scene, 3)))
+    page.get_by_label("Rack, typed").press("Tab")
+    wait_idle(page)
+    return click_until(page, "Read the tiles", page.get_by_text("Table as read", exact=True))
+
+
 def save_screenshot(page, tmp_path: Path, name: str, whole_page: bool = True) -> Path:
     """The whole page (the viewport is grown to the app's height: Streamlit scrolls inside),
     or with ``whole_page=False`` just the screen as it is now."""
@@ -236,20 +250,14 @@ def take_off_rejected_tiles(page, limit: int = 150) -> int:
 
 
 def test_upload_a_photo_and_get_a_move_in_chromium(server, page, tmp_path):
-    from tests.synthetic_photos import png_bytes, table_scene, tiles_absent_from, vision_missing
+    from tests.synthetic_photos import png_bytes, table_scene, vision_missing
 
     if vision_missing():
         pytest.skip(f"real photo reading cannot run: {vision_missing()}")
     scene = table_scene()
     photo = tmp_path / "table.png"
     photo.write_bytes(png_bytes(scene.image))
-    page.goto(server, wait_until="networkidle")
-    page.get_by_text("What should I play?").wait_for(timeout=STEP_TIMEOUT_MS)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(photo))
-    page.get_by_label("Rack, typed").fill(" ".join(t.short for t in tiles_absent_from(scene, 3)))
-    page.get_by_label("Rack, typed").press("Tab")
-    wait_idle(page)
-    click_until(page, "Read the tiles", page.get_by_text("Table as read", exact=True))
+    read_table_photo(page, server, photo, scene)
     assert page.locator(".rk-tile").count() >= 4  # the reading as tiles
     save_screenshot(page, tmp_path, "play-photo")
     take_off_rejected_tiles(page)
@@ -443,20 +451,14 @@ def test_a_12mp_photo_is_read_and_answered_and_the_times_are_reported(server, pa
     import numpy as np
 
     from datasets.synth.scenes import compose_scene
-    from tests.synthetic_photos import tiles_absent_from, vision_missing
+    from tests.synthetic_photos import vision_missing
 
     if vision_missing():
         pytest.skip(f"real photo reading cannot run: {vision_missing()}")
     scene = compose_scene(np.random.default_rng(7), width=4000, height=3000, kind="table")
     photo = tmp_path / "table-12mp.jpg"
     cv2.imwrite(str(photo), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    page.goto(server, wait_until="networkidle")
-    page.get_by_text("What should I play?").wait_for(timeout=STEP_TIMEOUT_MS)
-    page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(photo))
-    page.get_by_label("Rack, typed").fill(" ".join(t.short for t in tiles_absent_from(scene, 3)))
-    page.get_by_label("Rack, typed").press("Tab")
-    wait_idle(page)
-    reading_s = click_until(page, "Read the tiles", page.get_by_text("Table as read", exact=True))
+    reading_s = read_table_photo(page, server, photo, scene)
     assert page.locator(".rk-tile").count() >= 4
     take_off_rejected_tiles(page)
     wait_idle(page)
