@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 import tomllib
 import urllib.request
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app import cli, launch
+from tests.served_app import free_port, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -44,27 +44,14 @@ def test_the_cli_passes_port_and_address(monkeypatch):
 
 @pytest.mark.slow
 def test_rummikub_app_serves_the_page_from_another_folder(tmp_path):
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     env = os.environ | {"RUMMIKUB_DATA_DIR": str(tmp_path / "data"), "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
         [sys.executable, "-m", "app.cli", "app", "--port", str(port), "--address", "127.0.0.1"],
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as response:
-                    assert response.read() == b"ok"
-                    break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.5)
+        wait_until_healthy(process, f"http://127.0.0.1:{port}/_stcore/health")
         process.terminate()
         process.wait(timeout=20)
         with pytest.raises(OSError):  # stopping `rummikub app` stops the server: nothing left serving

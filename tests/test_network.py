@@ -9,8 +9,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
-import urllib.request
 from pathlib import Path
 
 import cv2
@@ -18,6 +16,7 @@ import numpy as np
 import pytest
 
 from app import cli, launch, network
+from tests.served_app import free_port, wait_until_healthy
 
 ROOT = Path(__file__).resolve().parents[1]
 NOW = dt.datetime(2025, 8, 20, 12, 0, tzinfo=dt.timezone.utc)
@@ -195,11 +194,7 @@ def test_the_browser_warning_is_one_translated_sentence():
 
 @pytest.mark.slow
 def test_rummikub_app_https_serves_with_its_own_certificate(tmp_path):
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+    port = free_port()
     data = tmp_path / "data"
     env = os.environ | {"RUMMIKUB_DATA_DIR": str(data), "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen(
@@ -208,22 +203,13 @@ def test_rummikub_app_https_serves_with_its_own_certificate(tmp_path):
     )
     try:
         cert = network.certificate_paths(data)[0]
-        context = None
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if context is None and cert.is_file():
-                    context = ssl.create_default_context(cafile=str(cert))
-                if context is None:
-                    raise OSError("no certificate yet")
-                url = f"https://127.0.0.1:{port}/_stcore/health"
-                with urllib.request.urlopen(url, timeout=2, context=context) as response:
-                    assert response.read() == b"ok"
-                    break
-            except OSError:
-                if time.monotonic() > deadline or process.poll() is not None:
-                    raise
-                time.sleep(0.5)
+
+        def trusting_the_certificate() -> ssl.SSLContext:
+            if not cert.is_file():
+                raise OSError("no certificate yet")
+            return ssl.create_default_context(cafile=str(cert))
+
+        wait_until_healthy(process, f"https://127.0.0.1:{port}/_stcore/health", trusting_the_certificate)
     finally:
         process.terminate()
         out, _ = process.communicate(timeout=20)
