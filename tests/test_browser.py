@@ -87,6 +87,8 @@ def server(tmp_path):
             process.kill()
             process.wait()
         log.close()
+        # Captured, so shown only when the test failed: the app's warnings and tracebacks.
+        print("server log, last lines:", *(tmp_path / "server.log").read_text(errors="replace").splitlines()[-40:], sep="\n")
 
 
 @contextmanager
@@ -144,8 +146,14 @@ def click_until(page, button: str, expected, attempts: int = 3) -> float:
             return time.perf_counter() - start
         except playwright_sync.TimeoutError:
             if attempt == attempts - 1:
-                raise
+                pytest.fail(f"{expected} did not show after pressing {button!r} {attempts} times; the page says:\n{page_messages(page)}")
     raise ValueError(f"attempts must be at least 1, got {attempts}")
+
+
+def page_messages(page) -> str:
+    """The alerts and exceptions the page shows now, for a failure's message (CI keeps only text)."""
+    boxes = page.locator('[data-testid="stAlert"], [data-testid="stException"], [data-testid="stSpinner"]')
+    return "\n".join(boxes.all_inner_texts()) or "(no alert, exception or spinner on the page)"
 
 
 def read_table_photo(page, server: str, photo: Path, scene) -> float:
@@ -156,6 +164,10 @@ def read_table_photo(page, server: str, photo: Path, scene) -> float:
     page.goto(server, wait_until="networkidle")
     page.get_by_text("What should I play?").wait_for(timeout=STEP_TIMEOUT_MS)
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(photo))
+    # The upload is done when the uploader lists the file without its spinner (a read pressed
+    # before then reads no photo).
+    page.locator('[data-testid="stFileChipName"]', has_text=photo.name).wait_for(timeout=STEP_TIMEOUT_MS)
+    playwright_sync.expect(page.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=STEP_TIMEOUT_MS)
     page.get_by_label("Rack, typed").fill(" ".join(t.short for t in tiles_absent_from(scene, 3)))
     page.get_by_label("Rack, typed").press("Tab")
     wait_idle(page)
