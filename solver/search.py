@@ -27,6 +27,7 @@ import numpy as np
 
 from . import mip, move_program, opening_program
 from .answer import assemble, draw
+from .blas_threads import one_blas_thread
 from .bound_program import bound_program
 from .candidates import Catalogue, base_for, catalogue_for, fits, tile_usage, usage_of
 from .deadline import Deadline
@@ -94,7 +95,11 @@ def solve(
     rack alone (:func:`_without_time`).
     Raises :class:`InvalidTableError` when the table holds invalid melds.
     """
-    deadline = Deadline.after(time_limit_s)
+    with one_blas_thread():
+        return _solve(position, objective, Deadline.after(time_limit_s))
+
+
+def _solve(position: Position, objective: Objective, deadline: Deadline) -> Suggestion:
     check = check_table(position.table, position.rules)
     if not check.valid:
         raise InvalidTableError(check)
