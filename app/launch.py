@@ -23,6 +23,7 @@ SETTINGS: Mapping[str, object] = {
     "client.toolbarMode": "minimal",
     "client.showErrorDetails": "none",
     "runner.magicEnabled": False,
+    "runner.postScriptGC": False,
     "theme.base": "light",
 }
 
