@@ -169,14 +169,19 @@ def _solve_large(
             fixed = len(old_melds) - len(free)
             return problem, _solve_reaching(problem, objective, deadline, weight, target - fixed, scope)
 
+        best_leading: dict[int, tuple[Problem, Outcome]] = {}
+
         def leading(target: int) -> int | None:
-            """The best score of a move reaching ``target``, or None if none does."""
+            """The best score of a move reaching ``target``, or None if none does (the move
+            is kept by its score, for when the time limit cuts the last search short)."""
             problem, outcome = reaching(target, Scope.LEADING)
             if outcome is None:
                 return None
             if not outcome.optimal:
                 raise OutOfTime("the time limit came before the best score was found")
-            return weight * outcome.primary + outcome.kept + len(old_melds) - len(problem.free)
+            score = weight * outcome.primary + outcome.kept + len(old_melds) - len(problem.free)
+            best_leading[score] = (problem, outcome)
+            return score
 
         def touched_score() -> int:
             """A score surely reachable: the best move among the melds the relaxation touches
@@ -192,7 +197,13 @@ def _solve_large(
         problem, outcome = reaching(relaxation.best_possible, Scope.TIE_BREAK)
         if outcome is None:
             score = _best_score(relaxation.best_possible - 1, weight, relaxation.best_possible, leading, touched_score)
-            problem, outcome = reaching(score, Scope.TIE_BREAK)
+            try:
+                problem, outcome = reaching(score, Scope.TIE_BREAK)
+            except OutOfTime:
+                # No move of the whole tie-break in time: the move that proved the best score
+                # still places the most tiles (or points) and keeps the most melds untouched.
+                problem, outcome = best_leading[score]
+                return problem, replace(outcome, optimal=False)
         if outcome is not None:
             # Optimal, or the best move found before the time limit.
             return problem, outcome

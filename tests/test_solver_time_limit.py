@@ -24,15 +24,16 @@ class Calls:
     first ``out_of_time`` calls, and marks the first ``stopped`` answers not optimal (a search
     the limit stopped after finding a move)."""
 
-    def __init__(self, out_of_time: int = 0, stopped: int = 0) -> None:
+    def __init__(self, out_of_time: int = 0, stopped: int = 0, out_of_time_at: tuple[int, ...] = ()) -> None:
         self.limits: list[float] = []
         self.out_of_time = out_of_time
+        self.out_of_time_at = out_of_time_at  # call numbers (from 1) that raise OutOfTime too
         self.stopped = stopped
         self.solve = mip.solve
 
     def __call__(self, program: mip.IntegerProgram, time_limit_s: float) -> mip.Solution | None:
         self.limits.append(time_limit_s)
-        if len(self.limits) <= self.out_of_time:
+        if len(self.limits) <= self.out_of_time or len(self.limits) in self.out_of_time_at:
             raise mip.OutOfTime("stopped for the test")
         solution = self.solve(program, time_limit_s)
         if solution is not None and len(self.limits) <= self.stopped:
@@ -94,3 +95,24 @@ def test_a_search_stopped_with_a_move_gives_that_move_without_another_search(cal
     assert not suggestion.optimal
     assert suggestion.tiles_placed == 1
     assert len(calls.limits) == 1  # not followed by a search of the whole table
+
+
+
+@pytest.mark.parametrize("calls", [{"out_of_time_at": (4,)}], indirect=True)
+def test_out_of_time_in_the_last_search_keeps_the_move_that_proved_the_best_score(
+    calls: Calls, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # This position takes four programs: the bound and the next score down out of reach, the
+    # best score found, then the whole tie-break at that score, which here finds no move in time.
+    position = deal_position(random.Random(position_seed(5, 30, 14)), 30, 14)
+    suggestion = solve(position)
+    assert len(calls.limits) == 4
+    assert_legal(position, suggestion)
+    assert not suggestion.optimal
+    monkeypatch.setattr(mip, "solve", calls.solve)
+    exact = solve(position)
+    assert exact.optimal
+    # The most tiles placed and melds kept are the exact move's, which the rack alone is not.
+    assert (suggestion.tiles_placed, suggestion.melds_untouched) == (exact.tiles_placed, exact.melds_untouched)
+    monkeypatch.setattr(mip, "solve", Calls(out_of_time=1))
+    assert solve(position).tiles_placed < exact.tiles_placed
