@@ -53,8 +53,8 @@ def _divided_by_gcd(rows: Rows, integer: np.ndarray, equal: bool) -> Rows | None
     return Rows(rows.rows, rows.cols, rows.values / divisor[rows.rows], rhs)
 
 
-def solve_with_glpk(program: IntegerProgram, time_limit_s: float) -> Solution | None:
-    """Same contract as :func:`solver.mip.solve`, through GLPK (cvxopt)."""
+def solve_with_glpk(program: IntegerProgram, time_limit_s: float, start: np.ndarray | None = None) -> Solution | None:
+    """Same contract as :func:`solver.mip.solve`, through GLPK (cvxopt), which takes no start."""
     n = len(program.objective)
     if n == 0 or (not len(program.equal) and not len(program.at_most)):
         return solve(program, time_limit_s)  # no columns or no rows: nothing for GLPK to do

@@ -275,9 +275,11 @@ def _scip(model: builder.ModelBuilderHelper, parameters: str, time_limit_s: floa
 DUAL_SIMPLEX_COLUMNS = 1000
 
 
-def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
+def solve(program: IntegerProgram, time_limit_s: float, start: np.ndarray | None = None) -> Solution | None:
     """Solve ``program`` to optimality (zero gap) unless the time limit stops the search;
     ``None`` when it has no solution. An integral relaxation answers without SCIP.
+    ``start``: a solution to begin from (NaN: a column it leaves open), which SCIP checks and
+    completes; with it in hand SCIP prunes from the first node and always has a move to give.
     Raises :class:`OutOfTime` when the time limit came before any solution."""
     if len(program.objective) == 0:
         feasible = np.all(program.equal.rhs == 0) and np.all(program.at_most.rhs >= 0)
@@ -291,6 +293,9 @@ def solve(program: IntegerProgram, time_limit_s: float) -> Solution | None:
         if values is not None:
             return Solution(values, True)
     _require_integers(model, program)
+    if start is not None:
+        for column in np.flatnonzero(~np.isnan(start)).tolist():
+            model.add_hint(column, float(start[column]))
     started = time.monotonic()
     solver = _scip(model, SCIP_PARAMETERS, time_limit_s)
     if solver.status() == builder.SolveStatus.UNKNOWN_STATUS:

@@ -269,3 +269,48 @@ def read(problem: Problem, columns: Columns, objective: Objective, values: np.nd
         sum((Counter(problem.old_melds[m].tiles) & Counter(meld.tiles)).values()) for m, meld in continued
     )
     return Outcome(tuple(fresh), tuple(continued), primary, optimal, len(kept), staying)
+
+
+
+def carried(
+    source: Problem, columns: Columns, values: np.ndarray, problem: Problem, to: Columns, length: int
+) -> np.ndarray | None:
+    """A solution ``values`` of ``source``'s program (``columns``) as a start for ``problem``'s
+    program of ``length`` columns (``to``); None if that program cannot lay the same melds.
+
+    The same move, each column found by what it stands for: a candidate by its tiles and
+    worth (the two problems' catalogues may be cut differently), an old meld by its index, a
+    group count by its kind and number, a rack tile by its kind. No old meld continues into
+    another (``source`` is scored on the leading criteria, where only "untouched" counts),
+    and an old meld free in ``problem`` but fixed in ``source`` stays untouched. NaN marks
+    what the move does not say (the jokers' switch ``v`` when only ``problem`` has one). The
+    solver checks a start before it uses it: one that does not fit costs time, not answers.
+    """
+    def keys(catalogue, rows: np.ndarray) -> list[bytes]:
+        table = np.column_stack([catalogue.usage[rows], catalogue.values[rows], catalogue.joker_values[rows]])
+        return [row.tobytes() for row in table.astype(np.int32)]
+
+    start = np.full(length, np.nan)
+    start[to.first(X):to.first(U)] = 0.0  # x and c
+    where = {key: i for i, key in enumerate(keys(problem.catalogue, to.laid))}
+    laid = values[columns.first(X):columns.first(C)]
+    for key, copies in zip(keys(source.catalogue, columns.laid[laid > 0.5]), laid[laid > 0.5]):
+        if key not in where:
+            return None
+        start[to.first(X) + where[key]] = copies
+    untouched = set(columns.free[values[columns.first(U):columns.first(COUNTS)] > 0.5].tolist())
+    untouched |= set(to.free.tolist()) - set(columns.free.tolist())
+    start[to.first(U):to.first(COUNTS)] = [float(m in untouched) for m in to.free.tolist()]
+    for part, key_of in (
+        (COUNTS, lambda c: list(zip(c.counts.kind.tolist(), c.counts.number.tolist()))),
+        (Y, lambda c: c.rack_kinds.tolist()),
+    ):
+        given = dict(zip(key_of(columns), values[columns.first(part):columns.first(part + 1)].tolist()))
+        wanted = key_of(to)
+        if any(n > 0.5 for key, n in given.items() if key not in set(wanted)):
+            return None
+        start[to.first(part):to.first(part + 1)] = [given.get(key, 0.0) for key in wanted]
+    start[to.first(Z)] = values[columns.first(Z)]
+    if len(values) > columns.first(Z) + 1 and length > to.first(Z) + 1:
+        start[to.first(Z) + 1] = values[columns.first(Z) + 1]  # v, the jokers' switch
+    return start

@@ -21,7 +21,7 @@ assembled by :mod:`solver.answer`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -163,24 +163,25 @@ def _solve_large(
         def prepared(free: tuple[int, ...], slack: float) -> Problem:
             return _priced(_prepare(position, old_melds, free, whole), tile_price, meld_cost, slack)
 
-        def reaching(target: int, scope: Scope) -> tuple[Problem, Outcome | None]:
+        def reaching(target: int, scope: Scope, start: _Reached | None = None) -> tuple[Problem, _Reached | None]:
             free = tuple(int(m) for m in np.nonzero(relaxation.may_change(target)[keeps])[0])
             problem = prepared(free, relaxation.slack(target))
             fixed = len(old_melds) - len(free)
-            return problem, _solve_reaching(problem, objective, deadline, weight, target - fixed, scope)
+            return problem, _solve_reaching(problem, objective, deadline, weight, target - fixed, scope, start=start)
 
-        best_leading: dict[int, tuple[Problem, Outcome]] = {}
+        best_leading: dict[int, _Reached] = {}
 
         def leading(target: int) -> int | None:
             """The best score of a move reaching ``target``, or None if none does (the move
-            is kept by its score, for when the time limit cuts the last search short)."""
-            problem, outcome = reaching(target, Scope.LEADING)
-            if outcome is None:
+            is kept by its score: it starts the last search, and answers if that finds none)."""
+            problem, reached = reaching(target, Scope.LEADING)
+            if reached is None:
                 return None
+            outcome = reached.outcome
             if not outcome.optimal:
                 raise OutOfTime("the time limit came before the best score was found")
             score = weight * outcome.primary + outcome.kept + len(old_melds) - len(problem.free)
-            best_leading[score] = (problem, outcome)
+            best_leading[score] = reached
             return score
 
         def touched_score() -> int:
@@ -194,19 +195,22 @@ def _solve_large(
             return weight * found.primary + found.kept + len(old_melds) - len(touched)
 
         # Most moves reach the bound: try it with the whole tie-break at once.
-        problem, outcome = reaching(relaxation.best_possible, Scope.TIE_BREAK)
-        if outcome is None:
+        problem, reached = reaching(relaxation.best_possible, Scope.TIE_BREAK)
+        if reached is None:
             score = _best_score(relaxation.best_possible - 1, weight, relaxation.best_possible, leading, touched_score)
+            # The move that proved the best score is a move of the whole tie-break at that
+            # score too (a move reaching it touches only melds the bound lets change): the
+            # search starts from it.
+            found = best_leading[score]
             try:
-                problem, outcome = reaching(score, Scope.TIE_BREAK)
+                problem, reached = reaching(score, Scope.TIE_BREAK, start=found)
             except OutOfTime:
                 # No move of the whole tie-break in time: the move that proved the best score
                 # still places the most tiles (or points) and keeps the most melds untouched.
-                problem, outcome = best_leading[score]
-                return problem, replace(outcome, optimal=False)
-        if outcome is not None:
+                return found.problem, replace(found.outcome, optimal=False)
+        if reached is not None:
             # Optimal, or the best move found before the time limit.
-            return problem, outcome
+            return problem, reached.outcome
     everything = _prepare(position, old_melds, tuple(range(len(old_melds))), whole)
     return everything, _solve_rearrange(everything, objective, deadline)
 
@@ -279,21 +283,39 @@ def _solve_rearrange(
     return move_program.read(problem, columns, objective, solution.values, solution.optimal)
 
 
+@dataclass(frozen=True, eq=False)
+class _Reached:
+    """A move :func:`_solve_reaching` found, with the solution it was read from."""
+
+    outcome: Outcome
+    problem: Problem
+    columns: move_program.Columns
+    values: np.ndarray
+
+
 def _solve_reaching(
-    problem: Problem, objective: Objective, deadline: Deadline, weight: int, floor: int, scope: Scope
-) -> Outcome | None:
+    problem: Problem, objective: Objective, deadline: Deadline, weight: int, floor: int, scope: Scope,
+    *, start: _Reached | None = None,
+) -> _Reached | None:
     """The best move among those scoring ``weight * primary + melds kept >= floor`` (kept
     counted among the free melds), scored on the criteria of ``scope``; ``None`` if there
     is none. ``TIE_BREAK`` is for a floor no move scores above: all reach it exactly, the
     two leading criteria are settled, and the smaller weights of the rest suffice.
+    ``start``: a move of the same problem reaching the floor (found in a narrower scope), from
+    which the search starts: with it in hand the solver prunes from the first node.
     """
     columns = move_program.columns(problem, scope)
     program = move_program.program(problem, columns, objective, scoped_weights(problem, objective, scope))
     row = move_program.reaching(columns, objective, weight, floor)
-    solution = mip.solve(replace(program, at_most=program.at_most.stacked(row)), deadline.left())
+    program = replace(program, at_most=program.at_most.stacked(row))
+    hint = None
+    if start is not None:
+        hint = move_program.carried(start.problem, start.columns, start.values, problem, columns, len(program.objective))
+    solution = mip.solve(program, deadline.left(), start=hint)
     if solution is None:
         return None
-    return move_program.read(problem, columns, objective, solution.values, solution.optimal)
+    outcome = move_program.read(problem, columns, objective, solution.values, solution.optimal)
+    return _Reached(outcome, problem, columns, solution.values)
 
 
 def _solve_initial(problem: Problem, objective: Objective, deadline: Deadline) -> Outcome:

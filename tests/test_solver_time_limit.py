@@ -31,11 +31,11 @@ class Calls:
         self.stopped = stopped
         self.solve = mip.solve
 
-    def __call__(self, program: mip.IntegerProgram, time_limit_s: float) -> mip.Solution | None:
+    def __call__(self, program: mip.IntegerProgram, time_limit_s: float, start=None) -> mip.Solution | None:
         self.limits.append(time_limit_s)
         if len(self.limits) <= self.out_of_time or len(self.limits) in self.out_of_time_at:
             raise mip.OutOfTime("stopped for the test")
-        solution = self.solve(program, time_limit_s)
+        solution = self.solve(program, time_limit_s, start)
         if solution is not None and len(self.limits) <= self.stopped:
             return replace(solution, optimal=False)
         return solution
