@@ -182,7 +182,7 @@ def _to_rgb(image: Image.Image) -> Image.Image:
         rgba = image.convert("RGBA")
         background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
         return Image.alpha_composite(background, rgba).convert("RGB")
-    return image.convert("RGB")
+    return image if image.mode == "RGB" else image.convert("RGB")  # convert copies even to its own mode
 
 
 def load_image(
@@ -223,7 +223,7 @@ def load_image(
             if max_side is not None and image.format == "JPEG":
                 image.draft("RGB", (max_side, max_side))  # decode at 1/2, 1/4 or 1/8 size when possible
             image.load()
-            image = ImageOps.exif_transpose(image) or image
+            ImageOps.exif_transpose(image, in_place=True)  # a copy of 12 MP otherwise, even when upright
             rgb = _to_rgb(image)
         except (OSError, SyntaxError, ValueError, EOFError) as exc:
             raise ImageError("the image file is truncated or damaged: {detail}", detail=str(exc)) from exc
