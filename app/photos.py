@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import cv2
@@ -22,10 +23,14 @@ from solver.rules import RuleSet
 from vision.profiles import TileProfile, TileSample
 from vision.reading import Reading, ReadingKind, ReadTile
 
+from . import session
 from .editing import Chip
+from .photo_prefetch import Prefetcher
 from .photo_reading import PhotoError, PhotoFailure, PhotoRead, annotate, read_photo
 
 Box = tuple[float, float, float, float]
+#: Session key of the session's :class:`app.photo_prefetch.Prefetcher`.
+PREFETCHER = "photo_prefetcher"
 
 
 @dataclass(frozen=True)
@@ -131,12 +136,25 @@ def _row_positions(reading: Reading) -> tuple[tuple[int, ...], ...]:
 
 def read_upload(data: bytes, kind: ReadingKind, rules: RuleSet, lang: str = "en") -> PhotoReading:
     """Read a table (rows are melds) or a rack (one row) from uploaded photo bytes, with the
-    session's tile profile; raises :class:`app.photo_reading.PhotoError`.
+    session's tile profile; raises :class:`app.photo_reading.PhotoError`. A reading started
+    ahead for the same photo (:func:`read_ahead`) is taken up instead of read again.
 
     The reading's problems are not repeated as notes: the pages show every kind in their own
     words (invalid melds and copy limits from the table check, doubtful tiles as marked chips).
     """
-    profile, profile_note = _active_profile(lang)
+    return _prefetcher().result(data, kind, rules, *_profile_and_notes(lang))
+
+
+def read_ahead(data: bytes, kind: ReadingKind, rules: RuleSet, lang: str = "en") -> None:
+    """Start reading an uploaded photo in the background, for :func:`read_upload` to take up."""
+    _prefetcher().start(data, kind, rules, *_profile_and_notes(lang))
+
+
+def read_with_profile(
+    data: bytes, kind: ReadingKind, rules: RuleSet, profile: TileProfile | None, notes: tuple[str, ...]
+) -> PhotoReading:
+    """:func:`read_upload` once the session's profile is resolved: touches no session state, so
+    it may run on any thread."""
     photo = read_photo(data, kind, rules, profile)
     annotated, scale = _preview(photo)
     reading = photo.reading
@@ -145,8 +163,27 @@ def read_upload(data: bytes, kind: ReadingKind, rules: RuleSet, lang: str = "en"
     positions = _row_positions(reading)
     rows = tuple(tuple(_chip(tiles[i], (kind.value, i) if kept else None) for i in row) for row in positions)
     boxes = tuple(tuple(_scaled(tiles[i].box, scale) for i in row) for row in positions)
-    notes = (profile_note,) if profile_note else ()
     return PhotoReading(rows, annotated, notes, sum(len(r) for r in rows), boxes, reading.samples)
+
+
+@st.cache_resource(show_spinner=False)
+def _reading_worker() -> ThreadPoolExecutor:
+    """The one thread per server process that reads photos ahead."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="rummikub-read-ahead")
+
+
+def _prefetcher() -> Prefetcher:
+    """This session's readings ahead (each session its own: nothing read for one player is shown to another)."""
+    prefetcher = session.get(PREFETCHER)
+    if prefetcher is None:
+        prefetcher = Prefetcher(read_with_profile, _reading_worker())
+        session.put(PREFETCHER, prefetcher)
+    return prefetcher
+
+
+def _profile_and_notes(lang: str) -> tuple[TileProfile | None, tuple[str, ...]]:
+    profile, note = _active_profile(lang)
+    return profile, (note,) if note else ()
 
 
 def _scaled(box: Box, scale: float) -> Box:

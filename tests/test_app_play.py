@@ -477,14 +477,19 @@ def test_a_new_reading_starts_afresh_and_every_selector_follows_it():
     assert rack_options(at)[-1] == "Rack · 3: blue 6"
 
 
-def test_reading_the_same_photo_again_keeps_the_fix_and_reads_nothing(monkeypatch):
-    calls = []
+def use_counting_reader(monkeypatch) -> tuple[bytes, list[str]]:
+    """:func:`use_fake_reader` with every reading's kind recorded in the list returned."""
+    calls: list[str] = []
 
     def counting_read(image, kind="table", rules=None, profile=None):
         calls.append(kind)
         return fake_read(image, kind, rules)
 
-    photo = use_fake_reader(monkeypatch, counting_read)
+    return use_fake_reader(monkeypatch, counting_read), calls
+
+
+def test_reading_the_same_photo_again_keeps_the_fix_and_reads_nothing(monkeypatch):
+    photo, calls = use_counting_reader(monkeypatch)
     at = start_app()
     at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
     at.text_area(key="play_rack_text").input("r7")
@@ -517,3 +522,20 @@ def test_the_annotated_photo_is_a_small_jpeg_and_boxes_are_in_its_pixels(monkeyp
     preview = cv2.imdecode(np.frombuffer(reading.annotated_jpeg, np.uint8), cv2.IMREAD_COLOR)
     assert reading.annotated_jpeg[:2] == b"\xff\xd8" and max(preview.shape[:2]) == app.photos.PREVIEW_PX
     assert reading.boxes[0][0] == pytest.approx((400.0, 200.0, 480.0, 320.0))  # scaled by 1600 / 4000
+
+
+def test_an_uploaded_photo_is_read_before_the_button_and_the_button_takes_that_reading(monkeypatch):
+    import time
+
+    photo, calls = use_counting_reader(monkeypatch)
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
+    deadline = time.monotonic() + 30
+    while not calls and time.monotonic() < deadline:  # the reading runs on the worker thread
+        time.sleep(0.05)
+    assert calls == ["table"]  # read ahead, before "Read the tiles"
+    at.text_area(key="play_rack_text").input("r7").run()
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    assert calls == ["table"]  # the button took that reading
+    assert at.session_state["play_reading"].table_rack.melds  # and shows it

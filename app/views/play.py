@@ -16,7 +16,7 @@ from app import components as ui
 from app import session, tile_profiles
 from app.editing import Chip, TableAndRack, Reading, keeps_fixes, new_reading
 from app.photo_reading import InputSource, PhotoError, choose_input
-from app.photos import read_upload
+from app.photos import read_ahead, read_upload
 from app.rules_text import rules_summary
 from solver.explain import (
     impossible_tiles_text,
@@ -74,6 +74,11 @@ with rack_col:
     rack_photo = ui.photo_input(tr("Photo of your rack", lang), "play_rack_photo", lang)
 
 inputs = (table_text, rack_text, hash(table_photo), hash(rack_photo))
+# A photo starts reading as soon as it arrives (app.photo_prefetch): while the player types or
+# photographs the rack, so "Read the tiles" has little left to wait for.
+for kind, photo in ((ReadingKind.TABLE, table_photo), (ReadingKind.RACK, rack_photo)):
+    if photo is not None:
+        read_ahead(photo, kind, rules, lang)
 
 
 def says(kind: str, message: str, **params: object) -> str:
