@@ -145,9 +145,11 @@ def read_upload(data: bytes, kind: ReadingKind, rules: RuleSet, lang: str = "en"
     return _prefetcher().result(data, kind, rules, *_profile_and_notes(lang))
 
 
-def read_ahead(data: bytes, kind: ReadingKind, rules: RuleSet, lang: str = "en") -> None:
-    """Start reading an uploaded photo in the background, for :func:`read_upload` to take up."""
-    _prefetcher().start(data, kind, rules, *_profile_and_notes(lang))
+def read_ahead(data: bytes | None, kind: ReadingKind, rules: RuleSet, lang: str = "en") -> None:
+    """Start reading an uploaded photo in the background, for :func:`read_upload` to take up
+    (nothing when no photo is given)."""
+    if data is not None:
+        _prefetcher().start(data, kind, rules, *_profile_and_notes(lang))
 
 
 def read_with_profile(

@@ -202,6 +202,25 @@ def test_a_rack_photo_is_read_shown_and_scored(monkeypatch):
     assert totals(at) == {"Ann": 7, "Bob": -7}
 
 
+def test_a_rack_photo_is_read_as_soon_as_it_is_uploaded(monkeypatch):
+    import time
+
+    from tests.test_app_play import use_counting_reader
+
+    photo, calls = use_counting_reader(monkeypatch)
+    at = new_game(start_app("score"), "Ann", "Bob")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("rack.png", photo, "image/png")).run()
+    deadline = time.monotonic() + 30
+    while not calls and time.monotonic() < deadline:  # on the worker thread (app/photo_prefetch.py)
+        time.sleep(0.05)
+    assert calls == ["rack"]
+    by_suffix(at.button, "_read_1").click().run()
+    assert not at.exception, at.exception
+    assert calls == ["rack"]  # the button took that reading
+    assert by_suffix(at.text_input, "_rack_1").value == "r7"
+
+
 def test_the_chosen_game_survives_a_trip_to_the_play_page():
     at = new_game(start_app("score"), "Ann", "Bob")
     new_game(at, "Cy", "Di")

@@ -76,9 +76,8 @@ with rack_col:
 inputs = (table_text, rack_text, hash(table_photo), hash(rack_photo))
 # A photo starts reading as soon as it arrives (app.photo_prefetch): while the player types or
 # photographs the rack, so "Read the tiles" has little left to wait for.
-for kind, photo in ((ReadingKind.TABLE, table_photo), (ReadingKind.RACK, rack_photo)):
-    if photo is not None:
-        read_ahead(photo, kind, rules, lang)
+read_ahead(table_photo, ReadingKind.TABLE, rules, lang)
+read_ahead(rack_photo, ReadingKind.RACK, rules, lang)
 
 
 def says(kind: str, message: str, **params: object) -> str:

@@ -12,7 +12,7 @@ from app import components as ui
 from app import session
 from app.codec import describe_outcome, score_sheet_csv
 from app.photo_reading import PhotoError
-from app.photos import read_upload
+from app.photos import read_ahead, read_upload
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
 from solver.explain import notation_error_text
@@ -137,6 +137,7 @@ for i, player in enumerate(game.players):
             st.session_state[f"{form}_rack_{i}"] = format_tiles((c.tile for c in read[1]), short=True)
         st.text_input(tr("Tiles left (typed)", lang), key=f"{form}_rack_{i}", placeholder="r7 j k13")
         photo = ui.photo_input(tr("or a photo of the rack", lang), f"{form}_photo_{i}", lang)
+        read_ahead(photo, ReadingKind.RACK, game.rules, lang)  # app/photo_prefetch.py
         if photo is not None and st.button(tr("Read the photo", lang), key=f"{form}_read_{i}"):
             try:
                 with st.spinner(tr("Reading the rack…", lang)):

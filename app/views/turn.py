@@ -12,7 +12,7 @@ import streamlit as st
 from app import components as ui
 from app import session
 from app.photo_reading import InputSource, PhotoError, PhotoFailure, choose_input
-from app.photos import read_upload
+from app.photos import read_ahead, read_upload
 from app.rules_text import rules_summary
 from app.turn_reading import TURN_START, TableReading, from_photo, from_text, highlight, melds_html, spot_boxes
 from solver.explain import notation_error_text
@@ -93,6 +93,7 @@ start_text = st.text_area(
     tr("Table, typed (melds separated by |)", lang), key="turn_start_text", placeholder="r4 r5 r6 | k5 b5 o5", height=80,
 )
 start_photo = ui.photo_input(tr("Photo of the table at the start of the turn", lang), "turn_start_photo", lang)
+read_ahead(start_photo, ReadingKind.TABLE, rules, lang)  # app/photo_prefetch.py
 if st.button(tr("Record the start of the turn", lang), type="primary", key="turn_record"):
     recorded = read_table("start", start_photo, start_text)
     if recorded is not None:
@@ -115,9 +116,11 @@ end_text = st.text_area(
     tr("Table, typed (melds separated by |)", lang), key="turn_end_text", placeholder="r4 r5 r6 r7 | k5 b5 o5", height=80,
 )
 end_photo = ui.photo_input(tr("Photo of the table at the end of the turn", lang), "turn_end_photo", lang)
+read_ahead(end_photo, ReadingKind.TABLE, rules, lang)  # app/photo_prefetch.py
 with st.expander(tr("The player's rack at the start of the turn (optional)", lang)):
     rack_text = st.text_input(tr("Rack, typed", lang), key="turn_rack_text", placeholder="r7 j k13")
     rack_photo = ui.photo_input(tr("Photo of the rack", lang), "turn_rack_photo", lang)
+    read_ahead(rack_photo, ReadingKind.RACK, rules, lang)  # app/photo_prefetch.py
 opened = st.toggle(tr("The player had made the initial meld before this turn", lang), value=True, key="turn_opened")
 
 if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
