@@ -279,7 +279,7 @@ def solve(program: IntegerProgram, time_limit_s: float, start: np.ndarray | None
     """Solve ``program`` to optimality (zero gap) unless the time limit stops the search;
     ``None`` when it has no solution. An integral relaxation answers without SCIP.
     ``start``: a solution to begin from (NaN: a column it leaves open), which SCIP checks and
-    completes; with it in hand SCIP prunes from the first node and always has a move to give.
+    completes; if it fits, SCIP has a solution from the first node on.
     Raises :class:`OutOfTime` when the time limit came before any solution."""
     if len(program.objective) == 0:
         feasible = np.all(program.equal.rhs == 0) and np.all(program.at_most.rhs >= 0)

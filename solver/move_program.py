@@ -271,7 +271,6 @@ def read(problem: Problem, columns: Columns, objective: Objective, values: np.nd
     return Outcome(tuple(fresh), tuple(continued), primary, optimal, len(kept), staying)
 
 
-
 def carried(
     source: Problem, columns: Columns, values: np.ndarray, problem: Problem, to: Columns, length: int
 ) -> np.ndarray | None:

@@ -301,8 +301,8 @@ def _solve_reaching(
     counted among the free melds), scored on the criteria of ``scope``; ``None`` if there
     is none. ``TIE_BREAK`` is for a floor no move scores above: all reach it exactly, the
     two leading criteria are settled, and the smaller weights of the rest suffice.
-    ``start``: a move of the same problem reaching the floor (found in a narrower scope), from
-    which the search starts: with it in hand the solver prunes from the first node.
+    ``start``: a move reaching the floor found in a narrower scope (of a problem whose
+    catalogue may be cut otherwise), from which the search starts.
     """
     columns = move_program.columns(problem, scope)
     program = move_program.program(problem, columns, objective, scoped_weights(problem, objective, scope))
