@@ -18,6 +18,7 @@ and close-ups as ``rack``. Boxes the reader says are most probably not tiles are
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections import Counter
@@ -119,32 +120,83 @@ def _file_key(path: str | Path) -> str:
     return f"{path}:{status.st_size}:{status.st_mtime_ns}"
 
 
+def _cache_name(image_path: Path) -> str:
+    return f"{image_path.parent.parent.name}__{image_path.stem}.npz"
+
+
+def _reader_folder(reader_key: str) -> str:
+    """One folder of reader output per reader, so that several readers' outputs stay cached side by side."""
+    return "readings-" + hashlib.sha256(reader_key.encode()).hexdigest()[:16]
+
+
 def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | None = None) -> SeenPhoto:
-    """Detect and read one photo, or load what an earlier run with the same models saved in ``cache``."""
+    """Detect and read one photo, or load what an earlier run saved in ``cache``.
+
+    The detections are kept by the detector alone (``cache/detections``) and the reader's output by
+    detector and reader (``cache/readings-<reader>``): a new reader re-reads the crops of the cached
+    boxes and pays nothing for the detector, and a changed detector or reader never reuses the
+    output of the old one.
+    """
     from vision.images import load_image
     from vision.model_files import model_path
 
-    models = "|".join(_file_key(p) for p in (detector or model_path("detector"), reader_source(reader)))
-    cached = cache / f"{image_path.parent.parent.name}__{image_path.stem}.npz" if cache else None
-    if cached is not None and cached.exists():
-        saved = np.load(cached)
-        if str(saved["models"]) == models:
-            return SeenPhoto(Detections(saved["boxes"], saved["confidences"]), saved["probs"], saved["not_tile"],
-                             tuple(int(v) for v in saved["shape"]))
-    seen = see_image(load_image(image_path), detector, reader)
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(cached, boxes=seen.found.boxes, confidences=seen.found.confidences, probs=seen.probs,
-                 not_tile=seen.not_tile, models=models, shape=seen.shape)
-    return seen
+    detector_key = _file_key(detector or model_path("detector"))
+    reader_key = f"{detector_key}|{_file_key(reader_source(reader))}"
+    if cache is None:
+        return see_image(load_image(image_path), detector, reader)
+    found_file = cache / "detections" / _cache_name(image_path)
+    read_file = cache / _reader_folder(reader_key) / _cache_name(image_path)
+    found = _load_detections(found_file, detector_key)
+    if found is not None:
+        read = _load_reading(read_file, reader_key)
+        if read is not None:
+            return SeenPhoto(found[0], read[0], read[1], found[1])
+    image = load_image(image_path)
+    if found is None:
+        found = (detect_image(image, detector), image.shape[:2])
+        _save(found_file, boxes=found[0].boxes, confidences=found[0].confidences, shape=found[1], key=detector_key)
+    probs, not_tile = read_found(image, found[0], reader)
+    _save(read_file, probs=probs, not_tile=not_tile, key=reader_key)
+    return SeenPhoto(found[0], probs, not_tile, found[1])
+
+
+def _save(path: Path, **arrays) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, **arrays)
+
+
+def _load_detections(path: Path, key: str) -> tuple[Detections, tuple[int, int]] | None:
+    if not path.exists():
+        return None
+    saved = np.load(path)
+    if str(saved["key"]) != key:
+        return None
+    return Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"])
+
+
+def _load_reading(path: Path, key: str) -> tuple[np.ndarray, np.ndarray] | None:
+    if not path.exists():
+        return None
+    saved = np.load(path)
+    return (saved["probs"], saved["not_tile"]) if str(saved["key"]) == key else None
+
+
+def detect_image(image: np.ndarray, detector: Path | None) -> Detections:
+    """The detector's boxes of a BGR photo."""
+    from vision.detector import detect_tiles
+
+    return detect_tiles(image, weights=detector)
+
+
+def read_found(image: np.ndarray, found: Detections, reader) -> tuple[np.ndarray, np.ndarray]:
+    """(tile probabilities, non-tile probabilities) of every detected box."""
+    return read_boxes(image, found.boxes, reader)
 
 
 def see_image(image: np.ndarray, detector: Path | None, reader) -> SeenPhoto:
     """Detect the tiles of a BGR photo and read every box."""
-    from vision.detector import detect_tiles
-
-    found = detect_tiles(image, weights=detector)
-    probs, not_tile = read_boxes(image, found.boxes, reader)
+    found = detect_image(image, detector)
+    probs, not_tile = read_found(image, found, reader)
     return SeenPhoto(found, probs, not_tile, image.shape[:2])
 
 
