@@ -30,7 +30,8 @@ import numpy as np
 
 from solver.rules import STANDARD
 from solver.tiles import Tile
-from training.error_breakdown import ErrorKind, format_breakdown, photo_errors
+from training.error_breakdown import SIZE_BANDS as TILE_SIZE_BANDS
+from training.error_breakdown import ErrorKind, errors_by_size, format_breakdown, size_band, tile_errors
 from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
 from training.testsets import DEFAULT_OUT, TEST_SETS
@@ -254,7 +255,11 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     if phantoms and len(photo.distractors):
         on_distractor = box_overlap(found.boxes[phantoms], photo.distractors).max(axis=1) >= 0.5
         totals["distractors_read"] += int(on_distractor.sum())
-    totals["errors"].update(photo_errors(photo.boxes, photo.labels, reading.boxes, reading.labels, reading.dropped_boxes, MATCH_IOU))
+    errors = tile_errors(photo.boxes, photo.labels, reading.boxes, reading.labels, reading.dropped_boxes, MATCH_IOU)
+    totals["errors"].update(kind for kind, _ in errors)
+    for band, kinds in errors_by_size(photo.boxes, errors).items():
+        totals["by_size"][band].update(kinds)
+    totals["size_tiles"].update(size_band(box) for box in photo.boxes)
     missing = Counter(photo.labels) - Counter(reading.labels)
     extra = Counter(reading.labels) - Counter(photo.labels)
     return {
@@ -268,7 +273,8 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
 def new_totals() -> dict:
     """The running sums :func:`score_photo` adds to."""
     return {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0, "distractors_read": 0,
-            "ious": {}, "reliability": Reliability(), "outcomes": [], "errors": Counter()}
+            "ious": {}, "reliability": Reliability(), "outcomes": [], "errors": Counter(),
+            "by_size": {name: Counter() for _, _, name in TILE_SIZE_BANDS}, "size_tiles": Counter()}
 
 
 def with_photo_colour(seen: SeenPhoto, image_path: Path, weight: float) -> SeenPhoto:
@@ -309,6 +315,11 @@ def evaluate_set(
         "reliability": totals["reliability"].as_dict(),
         "errors": errors,
         "error_kinds": {kind.value: totals["errors"][kind] for kind in ErrorKind},
+        #: Per size band of the labelled tiles (longer side, pixels): how many, and the errors on them by kind.
+        "errors_by_tile_size": {
+            name: {"tiles": totals["size_tiles"][name], **{k.value: totals["by_size"][name][k] for k in ErrorKind if totals["by_size"][name][k]}}
+            for _, _, name in TILE_SIZE_BANDS
+        },
         #: (right?, confidence, non-tile probability) per tile read: flag rates of any rule follow without re-reading.
         "outcomes": totals["outcomes"],
     }
@@ -328,6 +339,9 @@ def summary(name: str, r: dict) -> str:
         f"{share(rel['right_flagged_share'])} of {rel['right']}",
         "  reliability: " + ", ".join(f"{b['confidence']} {share(b['accuracy'])} ({b['tiles']})" for b in rel["table"]),
         "  " + format_breakdown(Counter({kind: r["error_kinds"][kind.value] for kind in ErrorKind})),
+        "  errors on labelled tiles by size: " + "; ".join(
+            f"{band} ({v['tiles']} tiles): " + (", ".join(f"{k} {n}" for k, n in v.items() if k != "tiles") or "none")
+            for band, v in r["errors_by_tile_size"].items()),
     ]
     lines += [
         f"    {e['photo'][:40]}: missing {' '.join(e['missing']) or '-'}; extra {' '.join(e['extra']) or '-'}"
