@@ -74,3 +74,15 @@ def test_default_synthetic_crop_draws_the_old_heights():
     height = int(given.integers(40, 130))  # what the default draws first from the same generator
     assert height >= 40
     assert np.array_equal(synthetic_crop(tile, np.random.default_rng(9), 64, []), synthetic_crop(tile, given, 64, [], height=height))
+
+
+def test_fonts_config_keeps_the_editions_data_and_validation():
+    from pathlib import Path
+
+    from training.configs import load_config
+
+    configs = Path(__file__).resolve().parents[1] / "datasets" / "configs"
+    fonts, editions = load_config(configs / "reader_fonts.yaml"), load_config(configs / "reader_editions.yaml")
+    assert fonts["editions"] == editions["editions"] and fonts["dataset"] == editions["dataset"]
+    assert fonts["fonts"]["out"] != editions["editions"]["out"]
+    assert fonts["fonts"]["small_heights"] == [12, 40] and 0 < fonts["fonts"]["small_share"] < 1
