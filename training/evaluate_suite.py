@@ -365,8 +365,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ink-weight", type=float, default=0.0,
                         help="read colour relative to the photo with this weight (training.photo_colour; 0: off, as shipped)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
-    parser.add_argument("--cache", type=Path, help="keep each photo's detections and reader output here and reuse them "
-                        "(when the same models read it): re-decoding then costs no inference")
+    parser.add_argument("--cache", type=Path, help="keep each photo's detections (by detector) and each reader's output "
+                        "(by detector and reader) here and reuse them: a new reader re-reads the cached boxes only, "
+                        "and re-decoding costs no inference")
     args = parser.parse_args(argv)
     reader = load_any_reader(args.reader)
     settings = DEFAULT_SETTINGS
