@@ -158,9 +158,9 @@ def _record_editions(monkeypatch) -> set[str]:
     seen: set[str] = set()
     real = tiles_module.render_tile
 
-    def spy(tile, rng, height, edition=tiles_module.ASSORTED):
+    def spy(tile, rng, height, edition=tiles_module.ASSORTED, font_shape=None):
         seen.add(edition.name)
-        return real(tile, rng, height, edition)
+        return real(tile, rng, height, edition, font_shape)
 
     for module in ("datasets.synth.tiles", "datasets.synth.scenes", "datasets.synth.distractors"):
         monkeypatch.setattr(f"{module}.render_tile", spy, raising=False)
@@ -169,6 +169,7 @@ def _record_editions(monkeypatch) -> set[str]:
 
 def test_training_builders_never_render_a_held_out_edition(monkeypatch, tmp_path):
     """The detector's recipe and the reader's crop builders render training editions only."""
+    from datasets.synth.font_shape import FONT_SHAPE
     from training.generalised_reader import scene_sample
     from training.train_reader import synthetic_crop
 
@@ -180,5 +181,6 @@ def test_training_builders_never_render_a_held_out_edition(monkeypatch, tmp_path
         scene_sample((1, seed), TRAINING_EDITIONS, 32, 0.7, 0.05, detector=False)
     for e in TRAINING_EDITIONS:
         synthetic_crop(Tile(Colour.RED, 5), np.random.default_rng(0), 32, [], e)
+        synthetic_crop(Tile(Colour.RED, 5), np.random.default_rng(0), 32, [], e, 20, FONT_SHAPE)  # the font stage's crops
     assert seen and not seen & HELD_OUT
     assert len(seen) >= 3  # several editions were really drawn

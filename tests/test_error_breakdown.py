@@ -47,3 +47,18 @@ def test_missed_dropped_off_tile_and_non_tile_boxes():
 def test_labels_must_match_boxes():
     with pytest.raises(ValueError, match="one label"):
         photo_errors(_row(2), (0,), _row(2), (0, 1), np.zeros((0, 4)))
+
+
+def test_errors_are_attributed_to_their_tiles_and_split_by_size():
+    from training.error_breakdown import errors_by_size, size_band, tile_errors
+
+    truth = np.array([[0, 0, 10, 14], [20, 0, 70, 50], [100, 0, 190, 120], [300, 0, 310, 14]], np.float32)
+    kept = np.array([truth[0], truth[1], truth[2], [500, 500, 510, 514]], np.float32)
+    read = (BLACK_2, BLUE_1, BLACK_1, BLACK_1)  # tile 0 number, tile 1 colour, tile 2 right, a box on no tile
+    errors = tile_errors(truth, (BLACK_1, BLACK_1, BLACK_1, BLUE_2), kept, read, truth[3:4])
+    assert sorted(errors, key=str) == sorted([(ErrorKind.NUMBER, 0), (ErrorKind.COLOUR, 1), (ErrorKind.DROPPED_TILE, 3),
+                                              (ErrorKind.NON_TILE, None)], key=str)
+    assert [size_band(b) for b in truth] == ["< 40 px", "40-80 px", ">= 80 px", "< 40 px"]
+    bands = errors_by_size(truth, errors)
+    assert bands == {"< 40 px": Counter({ErrorKind.NUMBER: 1, ErrorKind.DROPPED_TILE: 1}),
+                     "40-80 px": Counter({ErrorKind.COLOUR: 1}), ">= 80 px": Counter()}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -152,33 +153,74 @@ def test_score_photo_counts_misreads_phantoms_and_flags():
     assert totals["errors"] == {ErrorKind.NUMBER: 1, ErrorKind.NON_TILE: 1}
 
 
-def test_see_photo_cache_is_reused_only_for_the_same_models(tmp_path, monkeypatch):
-    from types import SimpleNamespace
-
+def _counting_models(tmp_path, monkeypatch):
+    """Fake detector and reader that count their calls: the reader's output depends on its weights'
+    bytes and on the boxes, so a wrongly reused cache shows as other numbers."""
     from training import evaluate_suite
 
     calls = []
-    weights = {name: tmp_path / f"{name}.pt" for name in ("a", "b")}
+    weights = {name: tmp_path / f"{name}.pt" for name in ("det", "a", "b")}
     for path in weights.values():
         path.write_bytes(b"w")
 
-    def fake_see(image, detector, reader):
-        calls.append(Path(reader.source).stem)
-        found = Detections(np.array([[0, 0, 10, 14]], np.float32), np.array([0.9], np.float32))
-        probs = np.full((1, 53), 1 / 53)
-        return evaluate_suite.SeenPhoto(found, probs, np.array([0.1]), image.shape[:2])
+    def fake_detect(image, detector):
+        calls.append("detect")
+        boxes = np.array([[0, 0, 10, 14], [12, 0, 22, 14]], np.float32) + len(Path(detector).read_bytes())
+        return Detections(boxes, np.array([0.9, 0.8], np.float32))
 
-    monkeypatch.setattr(evaluate_suite, "see_image", fake_see)
+    def fake_read(image, found, reader):
+        calls.append(Path(reader.source).stem)
+        salt = len(Path(reader.source).read_bytes()) + float(found.boxes.sum())
+        probs = np.random.default_rng(int(salt)).dirichlet(np.ones(53), len(found))
+        return probs, np.full(len(found), salt / 1000)
+
+    monkeypatch.setattr(evaluate_suite, "detect_image", fake_detect)
+    monkeypatch.setattr(evaluate_suite, "read_found", fake_read)
     monkeypatch.setattr("vision.images.load_image", lambda path: np.zeros((20, 30, 3), np.uint8))
     photo = tmp_path / "set" / "images" / "p.jpg"
-    read = lambda name: evaluate_suite.see_photo(photo, None, SimpleNamespace(source=str(weights[name])), tmp_path / "c")  # noqa: E731
-    first, again, other = read("a"), read("a"), read("b")
-    assert calls == ["a", "b"]  # the second read came from the cache; another reader is read anew
-    weights["a"].write_bytes(b"retrained")
+
+    def read(name, cache=tmp_path / "c"):
+        return evaluate_suite.see_photo(photo, weights["det"], SimpleNamespace(source=str(weights[name])), cache)
+
+    return calls, weights, read
+
+
+def _same(one, other) -> bool:
+    return (np.array_equal(one.found.boxes, other.found.boxes) and np.array_equal(one.found.confidences, other.found.confidences)
+            and np.array_equal(one.probs, other.probs) and np.array_equal(one.not_tile, other.not_tile) and one.shape == other.shape)
+
+
+def test_see_photo_cache_hit_gives_what_a_fresh_run_gives(tmp_path, monkeypatch):
+    calls, _, read = _counting_models(tmp_path, monkeypatch)
+    first, again = read("a"), read("a")
+    assert calls == ["detect", "a"]  # the second read came from the cache
+    assert _same(again, first) and again.shape == (20, 30)
+    fresh = read("a", cache=None)
+    assert calls[2:] == ["detect", "a"] and _same(fresh, again)
+
+
+def test_see_photo_new_reader_reuses_the_detections_only(tmp_path, monkeypatch):
+    calls, weights, read = _counting_models(tmp_path, monkeypatch)
     read("a")
-    assert calls == ["a", "b", "a"]  # the same file name with other weights is another model
-    assert np.array_equal(again.found.boxes, first.found.boxes) and again.shape == (20, 30)
-    assert np.allclose(again.probs, first.probs) and np.allclose(other.not_tile, [0.1])
+    other = read("b")
+    assert calls == ["detect", "a", "b"]  # another reader: the crops are read again, the detector is not run
+    assert _same(other, read("b", cache=None))
+    weights["a"].write_bytes(b"retrained")
+    retrained = read("a")
+    assert calls[-1] == "a" and calls.count("detect") == 2  # same file name, other weights: read anew
+    assert _same(retrained, read("a", cache=None))
+    read("b")
+    assert calls.count("b") == 2  # b's output stayed cached beside a's (the fresh run above was the second)
+
+
+def test_see_photo_changed_detector_runs_both_models_again(tmp_path, monkeypatch):
+    calls, weights, read = _counting_models(tmp_path, monkeypatch)
+    before = read("a")
+    weights["det"].write_bytes(b"retrained detector")
+    changed = read("a")
+    assert calls == ["detect", "a", "detect", "a"]
+    assert _same(changed, read("a", cache=None))
+    assert not np.array_equal(changed.found.boxes, before.found.boxes) and not np.array_equal(changed.probs, before.probs)
 
 
 def test_the_evaluations_read_the_shipped_onnx_reader_as_photos_are_read():

@@ -25,7 +25,7 @@ from solver.tiles import Tile
 from training.metrics import match
 from vision.detections import Detections, box_overlap
 
-__all__ = ["ErrorKind", "photo_errors", "format_breakdown"]
+__all__ = ["ErrorKind", "tile_errors", "photo_errors", "SIZE_BANDS", "size_band", "errors_by_size", "format_breakdown"]
 
 #: An unmatched box that lies this much (intersection over its area) on labelled tiles is the detector's.
 ON_TILE_OVERLAP = 0.5
@@ -54,6 +54,45 @@ def _misread(truth: Tile, read: Tile) -> ErrorKind:
     return ErrorKind.COLOUR
 
 
+def tile_errors(
+    truth_boxes: np.ndarray,
+    truth_labels: Sequence[int],
+    kept_boxes: np.ndarray,
+    kept_labels: Sequence[int],
+    dropped_boxes: np.ndarray,
+    match_iou: float = 0.3,
+) -> list[tuple[ErrorKind, int | None]]:
+    """Every error of one photo as (kind, the labelled tile it concerns, or ``None`` for a box on no tile)."""
+    truth_boxes = np.asarray(truth_boxes, np.float32).reshape(-1, 4)
+    kept_boxes = np.asarray(kept_boxes, np.float32).reshape(-1, 4)
+    dropped_boxes = np.asarray(dropped_boxes, np.float32).reshape(-1, 4)
+    if len(kept_labels) != len(kept_boxes) or len(truth_labels) != len(truth_boxes):
+        raise ValueError("every box needs one label")
+    errors: list[tuple[ErrorKind, int | None]] = []
+    pairs = match(Detections(kept_boxes, np.ones(len(kept_boxes), np.float32)), truth_boxes, match_iou)
+    for d, t in pairs.items():
+        if kept_labels[d] != truth_labels[t]:
+            errors.append((_misread(Tile.from_index(truth_labels[t]), Tile.from_index(kept_labels[d])), t))
+    unmatched_truth = np.array([t for t in range(len(truth_boxes)) if t not in set(pairs.values())], int)
+    if len(unmatched_truth):
+        rescued = match(Detections(dropped_boxes, np.ones(len(dropped_boxes), np.float32)), truth_boxes[unmatched_truth], match_iou)
+        rescued_truth = {int(unmatched_truth[t]) for t in rescued.values()}
+        errors += [(ErrorKind.DROPPED_TILE if int(t) in rescued_truth else ErrorKind.MISSED_BOX, int(t)) for t in unmatched_truth]
+    extra = [d for d in range(len(kept_boxes)) if d not in pairs]
+    if extra:
+        on_tiles = (
+            box_overlap(kept_boxes[extra], truth_boxes).max(axis=1) if len(truth_boxes) else np.zeros(len(extra))
+        )
+        for d, overlap in zip(extra, on_tiles):
+            if overlap >= ON_TILE_OVERLAP:
+                errors.append((ErrorKind.BAD_BOX, None))
+            elif Tile.from_index(kept_labels[d]).is_joker:
+                errors.append((ErrorKind.NON_TILE_JOKER, None))
+            else:
+                errors.append((ErrorKind.NON_TILE, None))
+    return errors
+
+
 def photo_errors(
     truth_boxes: np.ndarray,
     truth_labels: Sequence[int],
@@ -63,34 +102,26 @@ def photo_errors(
     match_iou: float = 0.3,
 ) -> Counter[ErrorKind]:
     """Every error of one photo, by kind (see the module docstring); an exact reading gives an empty Counter."""
-    truth_boxes = np.asarray(truth_boxes, np.float32).reshape(-1, 4)
-    kept_boxes = np.asarray(kept_boxes, np.float32).reshape(-1, 4)
-    dropped_boxes = np.asarray(dropped_boxes, np.float32).reshape(-1, 4)
-    if len(kept_labels) != len(kept_boxes) or len(truth_labels) != len(truth_boxes):
-        raise ValueError("every box needs one label")
-    errors: Counter[ErrorKind] = Counter()
-    pairs = match(Detections(kept_boxes, np.ones(len(kept_boxes), np.float32)), truth_boxes, match_iou)
-    for d, t in pairs.items():
-        if kept_labels[d] != truth_labels[t]:
-            errors[_misread(Tile.from_index(truth_labels[t]), Tile.from_index(kept_labels[d]))] += 1
-    unmatched_truth = np.array([t for t in range(len(truth_boxes)) if t not in set(pairs.values())], int)
-    if len(unmatched_truth):
-        rescued = match(Detections(dropped_boxes, np.ones(len(dropped_boxes), np.float32)), truth_boxes[unmatched_truth], match_iou)
-        errors[ErrorKind.DROPPED_TILE] += len(rescued)
-        errors[ErrorKind.MISSED_BOX] += len(unmatched_truth) - len(rescued)
-    extra = [d for d in range(len(kept_boxes)) if d not in pairs]
-    if extra:
-        on_tiles = (
-            box_overlap(kept_boxes[extra], truth_boxes).max(axis=1) if len(truth_boxes) else np.zeros(len(extra))
-        )
-        for d, overlap in zip(extra, on_tiles):
-            if overlap >= ON_TILE_OVERLAP:
-                errors[ErrorKind.BAD_BOX] += 1
-            elif Tile.from_index(kept_labels[d]).is_joker:
-                errors[ErrorKind.NON_TILE_JOKER] += 1
-            else:
-                errors[ErrorKind.NON_TILE] += 1
-    return +errors
+    return Counter(kind for kind, _ in tile_errors(truth_boxes, truth_labels, kept_boxes, kept_labels, dropped_boxes, match_iou))
+
+
+#: Size bands (a labelled tile's longer side in pixels) the errors on labelled tiles are also split by.
+SIZE_BANDS = ((0, 40, "< 40 px"), (40, 80, "40-80 px"), (80, 10**9, ">= 80 px"))
+
+
+def size_band(box: Sequence[float]) -> str:
+    """The name of the :data:`SIZE_BANDS` band of a box (x1, y1, x2, y2)."""
+    side = max(float(box[2]) - float(box[0]), float(box[3]) - float(box[1]))
+    return next(name for low, high, name in SIZE_BANDS if low <= side < high)
+
+
+def errors_by_size(truth_boxes: np.ndarray, errors: Sequence[tuple[ErrorKind, int | None]]) -> dict[str, Counter[ErrorKind]]:
+    """The errors on labelled tiles (``tile_errors``' output), by the tile's size band; boxes on no tile are left out."""
+    bands: dict[str, Counter[ErrorKind]] = {name: Counter() for _, _, name in SIZE_BANDS}
+    for kind, t in errors:
+        if t is not None:
+            bands[size_band(truth_boxes[t])][kind] += 1
+    return bands
 
 
 def format_breakdown(errors: Counter[ErrorKind]) -> str:

@@ -18,6 +18,7 @@ and close-ups as ``rack``. Boxes the reader says are most probably not tiles are
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from collections import Counter
@@ -29,7 +30,8 @@ import numpy as np
 
 from solver.rules import STANDARD
 from solver.tiles import Tile
-from training.error_breakdown import ErrorKind, format_breakdown, photo_errors
+from training.error_breakdown import SIZE_BANDS as TILE_SIZE_BANDS
+from training.error_breakdown import ErrorKind, errors_by_size, format_breakdown, size_band, tile_errors
 from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
 from training.testsets import DEFAULT_OUT, TEST_SETS
@@ -119,32 +121,83 @@ def _file_key(path: str | Path) -> str:
     return f"{path}:{status.st_size}:{status.st_mtime_ns}"
 
 
+def _cache_name(image_path: Path) -> str:
+    return f"{image_path.parent.parent.name}__{image_path.stem}.npz"
+
+
+def _reader_folder(reader_key: str) -> str:
+    """One folder of reader output per reader, so that several readers' outputs stay cached side by side."""
+    return "readings-" + hashlib.sha256(reader_key.encode()).hexdigest()[:16]
+
+
 def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | None = None) -> SeenPhoto:
-    """Detect and read one photo, or load what an earlier run with the same models saved in ``cache``."""
+    """Detect and read one photo, or load what an earlier run saved in ``cache``.
+
+    The detections are kept by the detector alone (``cache/detections``) and the reader's output by
+    detector and reader (``cache/readings-<reader>``): a new reader re-reads the crops of the cached
+    boxes and pays nothing for the detector, and a changed detector or reader never reuses the
+    output of the old one.
+    """
     from vision.images import load_image
     from vision.model_files import model_path
 
-    models = "|".join(_file_key(p) for p in (detector or model_path("detector"), reader_source(reader)))
-    cached = cache / f"{image_path.parent.parent.name}__{image_path.stem}.npz" if cache else None
-    if cached is not None and cached.exists():
-        saved = np.load(cached)
-        if str(saved["models"]) == models:
-            return SeenPhoto(Detections(saved["boxes"], saved["confidences"]), saved["probs"], saved["not_tile"],
-                             tuple(int(v) for v in saved["shape"]))
-    seen = see_image(load_image(image_path), detector, reader)
-    if cached is not None:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(cached, boxes=seen.found.boxes, confidences=seen.found.confidences, probs=seen.probs,
-                 not_tile=seen.not_tile, models=models, shape=seen.shape)
-    return seen
+    detector_key = _file_key(detector or model_path("detector"))
+    reader_key = f"{detector_key}|{_file_key(reader_source(reader))}"
+    if cache is None:
+        return see_image(load_image(image_path), detector, reader)
+    found_file = cache / "detections" / _cache_name(image_path)
+    read_file = cache / _reader_folder(reader_key) / _cache_name(image_path)
+    found = _load_detections(found_file, detector_key)
+    if found is not None:
+        read = _load_reading(read_file, reader_key)
+        if read is not None:
+            return SeenPhoto(found[0], read[0], read[1], found[1])
+    image = load_image(image_path)
+    if found is None:
+        found = (detect_image(image, detector), image.shape[:2])
+        _save(found_file, boxes=found[0].boxes, confidences=found[0].confidences, shape=found[1], key=detector_key)
+    probs, not_tile = read_found(image, found[0], reader)
+    _save(read_file, probs=probs, not_tile=not_tile, key=reader_key)
+    return SeenPhoto(found[0], probs, not_tile, found[1])
+
+
+def _save(path: Path, **arrays) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, **arrays)
+
+
+def _load_detections(path: Path, key: str) -> tuple[Detections, tuple[int, int]] | None:
+    if not path.exists():
+        return None
+    saved = np.load(path)
+    if str(saved["key"]) != key:
+        return None
+    return Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"])
+
+
+def _load_reading(path: Path, key: str) -> tuple[np.ndarray, np.ndarray] | None:
+    if not path.exists():
+        return None
+    saved = np.load(path)
+    return (saved["probs"], saved["not_tile"]) if str(saved["key"]) == key else None
+
+
+def detect_image(image: np.ndarray, detector: Path | None) -> Detections:
+    """The detector's boxes of a BGR photo."""
+    from vision.detector import detect_tiles
+
+    return detect_tiles(image, weights=detector)
+
+
+def read_found(image: np.ndarray, found: Detections, reader) -> tuple[np.ndarray, np.ndarray]:
+    """(tile probabilities, non-tile probabilities) of every detected box."""
+    return read_boxes(image, found.boxes, reader)
 
 
 def see_image(image: np.ndarray, detector: Path | None, reader) -> SeenPhoto:
     """Detect the tiles of a BGR photo and read every box."""
-    from vision.detector import detect_tiles
-
-    found = detect_tiles(image, weights=detector)
-    probs, not_tile = read_boxes(image, found.boxes, reader)
+    found = detect_image(image, detector)
+    probs, not_tile = read_found(image, found, reader)
     return SeenPhoto(found, probs, not_tile, image.shape[:2])
 
 
@@ -202,7 +255,11 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     if phantoms and len(photo.distractors):
         on_distractor = box_overlap(found.boxes[phantoms], photo.distractors).max(axis=1) >= 0.5
         totals["distractors_read"] += int(on_distractor.sum())
-    totals["errors"].update(photo_errors(photo.boxes, photo.labels, reading.boxes, reading.labels, reading.dropped_boxes, MATCH_IOU))
+    errors = tile_errors(photo.boxes, photo.labels, reading.boxes, reading.labels, reading.dropped_boxes, MATCH_IOU)
+    totals["errors"].update(kind for kind, _ in errors)
+    for band, kinds in errors_by_size(photo.boxes, errors).items():
+        totals["by_size"][band].update(kinds)
+    totals["size_tiles"].update(size_band(box) for box in photo.boxes)
     missing = Counter(photo.labels) - Counter(reading.labels)
     extra = Counter(reading.labels) - Counter(photo.labels)
     return {
@@ -216,7 +273,8 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
 def new_totals() -> dict:
     """The running sums :func:`score_photo` adds to."""
     return {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0, "distractors_read": 0,
-            "ious": {}, "reliability": Reliability(), "outcomes": [], "errors": Counter()}
+            "ious": {}, "reliability": Reliability(), "outcomes": [], "errors": Counter(),
+            "by_size": {name: Counter() for _, _, name in TILE_SIZE_BANDS}, "size_tiles": Counter()}
 
 
 def with_photo_colour(seen: SeenPhoto, image_path: Path, weight: float) -> SeenPhoto:
@@ -257,6 +315,11 @@ def evaluate_set(
         "reliability": totals["reliability"].as_dict(),
         "errors": errors,
         "error_kinds": {kind.value: totals["errors"][kind] for kind in ErrorKind},
+        #: Per size band of the labelled tiles (longer side, pixels): how many, and the errors on them by kind.
+        "errors_by_tile_size": {
+            name: {"tiles": totals["size_tiles"][name], **{k.value: totals["by_size"][name][k] for k in ErrorKind if totals["by_size"][name][k]}}
+            for _, _, name in TILE_SIZE_BANDS
+        },
         #: (right?, confidence, non-tile probability) per tile read: flag rates of any rule follow without re-reading.
         "outcomes": totals["outcomes"],
     }
@@ -276,6 +339,9 @@ def summary(name: str, r: dict) -> str:
         f"{share(rel['right_flagged_share'])} of {rel['right']}",
         "  reliability: " + ", ".join(f"{b['confidence']} {share(b['accuracy'])} ({b['tiles']})" for b in rel["table"]),
         "  " + format_breakdown(Counter({kind: r["error_kinds"][kind.value] for kind in ErrorKind})),
+        "  errors on labelled tiles by size: " + "; ".join(
+            f"{band} ({v['tiles']} tiles): " + (", ".join(f"{k} {n}" for k, n in v.items() if k != "tiles") or "none")
+            for band, v in r["errors_by_tile_size"].items()),
     ]
     lines += [
         f"    {e['photo'][:40]}: missing {' '.join(e['missing']) or '-'}; extra {' '.join(e['extra']) or '-'}"
@@ -299,8 +365,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ink-weight", type=float, default=0.0,
                         help="read colour relative to the photo with this weight (training.photo_colour; 0: off, as shipped)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
-    parser.add_argument("--cache", type=Path, help="keep each photo's detections and reader output here and reuse them "
-                        "(when the same models read it): re-decoding then costs no inference")
+    parser.add_argument("--cache", type=Path, help="keep each photo's detections (by detector) and each reader's output "
+                        "(by detector and reader) here and reuse them: a new reader re-reads the cached boxes only, "
+                        "and re-decoding costs no inference")
     args = parser.parse_args(argv)
     reader = load_any_reader(args.reader)
     settings = DEFAULT_SETTINGS

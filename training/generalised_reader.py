@@ -58,7 +58,7 @@ SCENE_MIX = (("closeup", 0.4), ("grid", 0.15), ("table", 0.3), ("rack", 0.15))
 #: A detection overlapping no labelled tile more than this is a false positive.
 FALSE_POSITIVE_IOU = 0.2
 
-__all__ = ["NOT_TILE", "widen_with_not_tile", "scene_sample", "build", "main"]
+__all__ = ["NOT_TILE", "widen_with_not_tile", "mixed_scene", "scene_sample", "build", "main"]
 
 
 def _jitter(box: Sequence[float], amount: float, rng: np.random.Generator) -> tuple[float, float, float, float]:
@@ -89,18 +89,24 @@ def _empty_boxes(scene, count: int, rng: np.random.Generator) -> list[tuple[floa
     return boxes
 
 
+def mixed_scene(seed: Sequence[int], editions: Sequence[Edition]):
+    """One synthetic photo of :data:`SCENE_MIX` drawn from ``seed`` (the scene and the generator,
+    which goes on to jitter its boxes)."""
+    from datasets.synth.scenes import compose_scene
+
+    rng = np.random.default_rng(list(seed))
+    kind = SCENE_MIX[int(rng.choice(len(SCENE_MIX), p=[p for _, p in SCENE_MIX]))][0]
+    width, height = ((1280, 720) if rng.random() < 0.8 else (720, 1280)) if kind == "closeup" else (960, 720)
+    return compose_scene(rng, width, height, kind, tuple(editions), distractors=int(rng.integers(1, 6))), rng
+
+
 def scene_sample(
     seed: Sequence[int], editions: Sequence[Edition], size: int, min_visible: float, box_jitter: float,
     detector: bool = True,
 ) -> tuple[list[tuple[str, np.ndarray]], dict]:
     """(class name, crop) pairs of one synthetic photo: its tiles, distractors, empty patches and
     the detector's false positives; plus counts by source."""
-    from datasets.synth.scenes import compose_scene
-
-    rng = np.random.default_rng(list(seed))
-    kind = SCENE_MIX[int(rng.choice(len(SCENE_MIX), p=[p for _, p in SCENE_MIX]))][0]
-    width, height = ((1280, 720) if rng.random() < 0.8 else (720, 1280)) if kind == "closeup" else (960, 720)
-    scene = compose_scene(rng, width, height, kind, tuple(editions), distractors=int(rng.integers(1, 6)))
+    scene, rng = mixed_scene(seed, editions)
     out: list[tuple[str, np.ndarray]] = []
     counts = {"tiles": 0, "distractors": 0, "empty": 0, "false_positives": 0}
     for placed in scene.tiles:

@@ -2,7 +2,8 @@
 
 ``detector`` runs :mod:`training.train_detector` (one-class tile finder); ``reader`` runs
 :mod:`training.train_reader` (the 53-class tile reader); ``reader-editions`` runs
-:mod:`training.generalised_reader` (the reader fine-tuned on other editions, with ``not-tile``). Each is imported only when asked for, so one
+:mod:`training.generalised_reader` (the reader fine-tuned on other editions, with ``not-tile``); ``reader-fonts`` runs
+:mod:`training.font_reader` (that reader fine-tuned on reshaped digits and small tiles). Each is imported only when asked for, so one
 model's training code never slows down or breaks the other's.
 """
 
@@ -15,6 +16,7 @@ _TRAINERS = {
     "detector": "training.train_detector",
     "reader": "training.train_reader",
     "reader-editions": "training.generalised_reader",
+    "reader-fonts": "training.font_reader",
 }
 
 

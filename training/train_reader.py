@@ -37,6 +37,7 @@ import cv2
 import numpy as np
 
 from datasets.synth.editions import ASSORTED, Edition
+from datasets.synth.font_shape import FontShape
 from solver.tiles import NUM_KINDS, Tile
 from training.configs import load_config
 from training.real_data import DatasetError, LabelledPhoto, load_real_split
@@ -142,14 +143,34 @@ def _paste(canvas: np.ndarray, bgra: np.ndarray, x: int, y: int) -> None:
     canvas[ya:yb, xa:xb] = (region * (1 - alpha) + part[..., :3] * alpha).astype(np.uint8)
 
 
+#: Tiles shorter than this (photo pixels) are seen through :func:`_far_camera`.
+SMALL_TILE = 40
+
+
+def _far_camera(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """What a phone makes of a far tile: a little optical blur and JPEG blocks at the photo's resolution."""
+    sigma = rng.uniform(0.0, 0.6)
+    if sigma > 0.3:
+        image = cv2.GaussianBlur(image, (0, 0), sigma)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(55, 95))])
+    return cv2.imdecode(data, cv2.IMREAD_COLOR) if ok else image
+
+
 def synthetic_crop(
-    tile: Tile, rng: np.random.Generator, size: int, backgrounds: Sequence[np.ndarray], edition: Edition = ASSORTED
+    tile: Tile, rng: np.random.Generator, size: int, backgrounds: Sequence[np.ndarray], edition: Edition = ASSORTED,
+    height: int | None = None, font_shape: FontShape | None = None,
 ) -> np.ndarray:
-    """A rendered ``tile`` of ``edition`` between random neighbours, turned to any angle, cropped like a real one."""
+    """A rendered ``tile`` of ``edition`` between random neighbours, turned to any angle, cropped like a real one.
+
+    ``height``: the tile's height in the photo's pixels (default: 40-129 at random); below
+    :data:`SMALL_TILE` the scene is blurred and JPEG-compressed at that resolution, as a phone
+    shows a far tile, before ``crop_tile`` resamples it. ``font_shape``: the digits' shapes are
+    changed at random (:mod:`datasets.synth.font_shape`; training renders only).
+    """
     from datasets.synth.tiles import render_tile
 
-    height = int(rng.integers(40, 130))
-    face = render_tile(tile, rng, height, edition)
+    height = int(rng.integers(40, 130)) if height is None else int(height)
+    face = render_tile(tile, rng, height, edition, font_shape)
     fh, fw = face.shape[:2]
     side = int(height * 3)
     canvas = _background(rng, side, backgrounds)
@@ -158,9 +179,11 @@ def synthetic_crop(
     for offset in (-1, 1):  # neighbours in the same meld or rack row
         if rng.random() < 0.6:
             neighbour = Tile.from_index(int(rng.integers(NUM_KINDS))) if rng.random() < 0.9 else None
-            other = render_tile(neighbour, rng, height, edition)
+            other = render_tile(neighbour, rng, height, edition, font_shape)
             _paste(canvas, other, cx - fw // 2 + offset * (fw + gap), cy - fh // 2)
     _paste(canvas, face, cx - fw // 2, cy - fh // 2)
+    if height < SMALL_TILE:
+        canvas = _far_camera(canvas, rng)
     polygon = np.array(
         [[cx - fw / 2, cy - fh / 2], [cx + fw / 2, cy - fh / 2], [cx + fw / 2, cy + fh / 2], [cx - fw / 2, cy + fh / 2]]
     )

@@ -48,10 +48,10 @@ class DecodingSettings:
     repair_ratio: float = 0.1
     #: Final confidence below this marks a tile for the user to confirm. Set by
     #: ``python -m training.calibrate`` on the seeded calibration photos of the training editions
-    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read (0.77 with
-    #: models/reader-editions.pt and jokers no surer than the classifier: 90.0 % of wrong tiles and
-    #: 26.7 % of right ones flagged there; 0.79 before the joker rule).
-    uncertain_below: float = 0.77
+    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read (0.70 with
+    #: models/reader-fonts.pt: 90.0 % of wrong tiles and 17.6 % of right ones flagged there; 0.77
+    #: with models/reader-editions.pt and jokers no surer than the classifier; 0.79 before the joker rule).
+    uncertain_below: float = 0.70
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
     #: Readings of one meld examined at most (bounds the search on long doubtful melds).

@@ -2,7 +2,8 @@
 
 API (stable; the tile reader's training uses it)::
 
-    render_tile(tile: Tile | None, rng: np.random.Generator, height: int, edition: Edition = ASSORTED) -> np.ndarray
+    render_tile(tile: Tile | None, rng: np.random.Generator, height: int, edition: Edition = ASSORTED,
+                font_shape: FontShape | None = None) -> np.ndarray
 
 returns a ``(height, width, 4)`` uint8 **BGRA** image, ``width ≈ 0.62..0.78 × height``.
 Alpha is 255 on the tile (anti-aliased rounded corners) and 0 outside, so callers can
@@ -30,6 +31,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from datasets.synth.editions import ASSORTED, Edition, JokerFace, Mark, Marked
+from datasets.synth.font_shape import FontShape, place_jitter, reshape_glyph
 from solver.tiles import Colour, Tile
 
 __all__ = ["render_tile", "font_names", "INK_BGR"]
@@ -206,11 +208,20 @@ def _pick_font(rng: np.random.Generator, edition: Edition) -> str:
 
 
 def _number_mask(
-    number: int, rng: np.random.Generator, h: int, w: int, edition: Edition = ASSORTED
+    number: int, rng: np.random.Generator, h: int, w: int, edition: Edition = ASSORTED,
+    font_shape: FontShape | None = None,
 ) -> tuple[np.ndarray, float, float, float]:
-    """Mask of the number on an ``h×w`` face; returns the mask, its centre row, height and width."""
+    """Mask of the number on an ``h×w`` face; returns the mask, its centre row, height and width.
+
+    ``font_shape`` (training renders only) changes the glyph's shape, size and place at random;
+    the digit still lies inside the face.
+    """
     glyph = _cached_glyph(str(number), _pick_font(rng, edition))
     target_h = h * rng.uniform(*edition.digit_height)
+    if font_shape is not None:
+        glyph = reshape_glyph(glyph, rng, font_shape)
+        size, shift_x, shift_y = place_jitter(rng, font_shape)
+        target_h = min(target_h * size, h * 0.6)
     scale = target_h / glyph.shape[0]
     max_w = w * rng.uniform(0.72, 0.88)
     sx = min(scale * rng.uniform(0.9, 1.15), max_w / glyph.shape[1])
@@ -224,6 +235,11 @@ def _number_mask(
     mask = np.zeros((h, w), np.float32)
     cy = h * rng.uniform(0.27, 0.35)
     cx = w / 2 + rng.normal(0, w * 0.015)
+    if font_shape is not None:  # moved, but kept inside the face (a margin of 4 % each side)
+        small = small[: int(h * 0.92), : int(w * 0.92)]
+        gh, gw = small.shape
+        cx = float(np.clip(cx + shift_x * w, gw / 2 + w * 0.04, w * 0.96 - gw / 2))
+        cy = float(np.clip(cy + shift_y * h, gh / 2 + h * 0.04, h * 0.96 - gh / 2))
     _paste_mask(mask, small, cx, cy)
     return mask, cy, gh, gw
 
@@ -319,8 +335,15 @@ def _is_marked(number: int, edition: Edition) -> bool:
     return edition.marked is Marked.ALL or number in (6, 9)
 
 
-def render_tile(tile: Tile | None, rng: np.random.Generator, height: int, edition: Edition = ASSORTED) -> np.ndarray:
-    """Render ``tile`` (or a blank face for ``None``) of ``edition`` upright, ``height`` pixels tall, as BGRA."""
+def render_tile(
+    tile: Tile | None, rng: np.random.Generator, height: int, edition: Edition = ASSORTED,
+    font_shape: FontShape | None = None,
+) -> np.ndarray:
+    """Render ``tile`` (or a blank face for ``None``) of ``edition`` upright, ``height`` pixels tall, as BGRA.
+
+    ``font_shape`` (:mod:`datasets.synth.font_shape`; training renders only) changes the digit's
+    stroke, width, slant, warp, size and place at random; ``None`` draws the edition as defined.
+    """
     if height < 8:
         raise ValueError(f"tile height must be at least 8 pixels, got {height}")
     aspect = rng.uniform(*edition.aspect)
@@ -376,7 +399,7 @@ def render_tile(tile: Tile | None, rng: np.random.Generator, height: int, editio
         assert tile.colour is not None and tile.number is not None
         ink = _ink_colour(tile.colour, rng, edition)
         ink_mask = np.zeros((h, w), np.float32)
-        number, centre, digit_h, digit_w = _number_mask(tile.number, rng, face_h, w, edition)
+        number, centre, digit_h, digit_w = _number_mask(tile.number, rng, face_h, w, edition, font_shape)
         if edition.digit_circle:  # a light disc printed behind the number
             disc = np.zeros((h * 4, w * 4), np.uint8)
             radius = int(max(digit_h * 0.75, digit_w * 0.62) * 4)

@@ -1,0 +1,88 @@
+"""The font-shape fine-tune's data (training/font_reader.py, the small-tile crops of train_reader)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from datasets.synth.editions import HELD_OUT, TRAINING_EDITIONS
+from datasets.synth.font_shape import FONT_SHAPE
+from solver.tiles import Tile
+from training import font_reader
+from training.train_reader import synthetic_crop
+from vision.detections import Detections
+
+
+def test_draw_heights_come_from_the_measured_sizes_in_range():
+    sizes = np.array([10.0, 15.2, 22.0, 37.9, 55.0, 200.0], np.float32)
+    heights = font_reader.draw_heights(sizes, 200, 12, 40, np.random.default_rng(0))
+    assert set(heights.tolist()) == {15, 22, 38}
+    assert np.array_equal(heights, font_reader.draw_heights(sizes, 200, 12, 40, np.random.default_rng(0)))
+
+
+def test_draw_heights_without_measured_sizes_in_range_are_uniform_in_range():
+    heights = font_reader.draw_heights(np.array([100.0]), 300, 12, 40, np.random.default_rng(1))
+    assert heights.min() >= 12 and heights.max() <= 40 and len(set(heights.tolist())) > 20
+
+
+@pytest.mark.parametrize("low, high", [(4, 40), (40, 12)])
+def test_draw_heights_rejects_bad_ranges(low, high):
+    with pytest.raises(ValueError, match="heights"):
+        font_reader.draw_heights(np.array([20.0]), 5, low, high, np.random.default_rng(0))
+
+
+def test_size_summary_reports_percentiles_and_shares_and_rejects_no_sizes():
+    summary = font_reader.size_summary(np.array([10.0, 20.0, 30.0, 100.0]))
+    assert summary["tiles"] == 4 and summary["p50"] == 25.0
+    assert summary["under_20px"] == 0.25 and summary["under_40px"] == 0.75 and summary["under_80px"] == 0.75
+    with pytest.raises(ValueError, match="no detected tiles"):
+        font_reader.size_summary(np.zeros(0))
+
+
+def test_detected_tile_sizes_keep_the_boxes_on_tiles_only(monkeypatch):
+    seen = {}
+
+    def fake_detect(image, weights=None):
+        scene, _ = font_reader.mixed_scene((1502, 0), TRAINING_EDITIONS)
+        boxes = np.array([t.box for t in scene.tiles] + [[0, 0, 3, 500]], np.float32)  # + a box on no tile
+        seen["truth"] = np.array([t.box for t in scene.tiles], np.float32)
+        return Detections(boxes, np.ones(len(boxes), np.float32))
+
+    monkeypatch.setattr("vision.detector.detect_tiles", fake_detect)
+    sizes = font_reader.detected_tile_sizes([(1502, 0)], TRAINING_EDITIONS)
+    truth = seen["truth"]
+    assert np.allclose(sorted(sizes), sorted(np.maximum(truth[:, 2] - truth[:, 0], truth[:, 3] - truth[:, 1])))
+
+
+def test_training_editions_hold_no_held_out_edition():
+    assert not {e.name for e in TRAINING_EDITIONS} & HELD_OUT
+
+
+def test_small_font_shaped_crop_is_seeded_and_64_square():
+    tile, edition = Tile.from_index(11), TRAINING_EDITIONS[1]
+    crop = synthetic_crop(tile, np.random.default_rng(3), 64, [], edition, 18, FONT_SHAPE)
+    again = synthetic_crop(tile, np.random.default_rng(3), 64, [], edition, 18, FONT_SHAPE)
+    plain = synthetic_crop(tile, np.random.default_rng(3), 64, [], edition, 18)
+    assert crop.shape == (64, 64, 3) and crop.dtype == np.uint8
+    assert np.array_equal(crop, again) and not np.array_equal(crop, plain)
+
+
+def test_default_synthetic_crop_draws_the_old_heights():
+    """Without a height the crop is the one the reader's datasets were built with (40-129 px, no far camera)."""
+    tile = Tile.from_index(5)
+    given = np.random.default_rng(9)
+    height = int(given.integers(40, 130))  # what the default draws first from the same generator
+    assert height >= 40
+    assert np.array_equal(synthetic_crop(tile, np.random.default_rng(9), 64, []), synthetic_crop(tile, given, 64, [], height=height))
+
+
+def test_fonts_config_keeps_the_editions_data_and_validation():
+    from pathlib import Path
+
+    from training.configs import load_config
+
+    configs = Path(__file__).resolve().parents[1] / "datasets" / "configs"
+    fonts, editions = load_config(configs / "reader_fonts.yaml"), load_config(configs / "reader_editions.yaml")
+    assert fonts["editions"] == editions["editions"] and fonts["dataset"] == editions["dataset"]
+    assert fonts["fonts"]["out"] != editions["editions"]["out"]
+    assert fonts["fonts"]["small_heights"] == [12, 40] and 0 < fonts["fonts"]["small_share"] < 1
