@@ -59,6 +59,8 @@ class Prefetcher:
         request = _Request((len(data), hash(data)), kind, rules, profile, notes)
         with self._lock:
             if self._find(request) is None:
+                if len(self._kept) == self._kept.maxlen:
+                    self._kept[0][1].cancel()  # forgotten: not worth reading if it has not begun
                 future = self._executor.submit(self._read, data, kind, rules, profile, notes)
                 self._kept.append((request, future))
 

@@ -117,3 +117,20 @@ def test_a_failed_reading_raises_for_the_button_and_is_tried_again_next_time(wor
 def test_keeping_nothing_is_refused(worker):
     with pytest.raises(ValueError, match="at least one"):
         Prefetcher(Reads(), worker, kept=0)
+
+
+def test_a_forgotten_reading_that_has_not_begun_is_not_read(worker):
+    gate = threading.Event()
+    reads = Reads(gate)
+    ahead = Prefetcher(reads, worker, kept=2)
+    ahead.start(b"one", TABLE, STANDARD, None)  # the worker's: it waits at the gate
+    for _ in range(1000):  # until the worker has begun it
+        if reads.calls:
+            break
+        threading.Event().wait(0.01)
+    ahead.start(b"two", TABLE, STANDARD, None)  # queued behind it
+    ahead.start(b"three", TABLE, STANDARD, None)  # forgets "one" (running: it goes on)
+    ahead.start(b"four", TABLE, STANDARD, None)  # forgets "two" (queued: cancelled)
+    gate.set()
+    ahead.result(b"four", TABLE, STANDARD, None)
+    assert [data for data, _, _ in reads.calls] == [b"one", b"three", b"four"]
