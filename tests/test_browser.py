@@ -168,7 +168,7 @@ def read_table_photo(page, server: str, photo: Path, scene, delay_s: float = 0.0
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').first.set_input_files(str(photo))
     # The upload is done when the uploader lists the file without its spinner (a read pressed
     # before then reads no photo).
-    page.locator('[data-testid="stFileChipName"]', has_text=photo.name).wait_for(timeout=STEP_TIMEOUT_MS)
+    page.get_by_text(photo.name, exact=True).wait_for(timeout=STEP_TIMEOUT_MS)
     playwright_sync.expect(page.locator('[data-testid="stFileChipIconSpinner"]')).to_have_count(0, timeout=STEP_TIMEOUT_MS)
     uploaded = time.perf_counter()
     page.get_by_label("Rack, typed").fill(" ".join(t.short for t in tiles_absent_from(scene, 3)))
@@ -455,8 +455,8 @@ def test_a_12mp_photo_is_read_and_answered_and_the_times_are_reported(server, pa
     The seconds from pressing *Read the tiles* to the reading on screen (the app starts reading
     at the upload, so this is what is left once the rack is typed), from the upload to the
     reading on screen, and from *Find my best move* to the answer, are printed (with
-    ``$READ_DELAY_S``, *Read the tiles* is pressed that many seconds after the rack is typed) and, with ``$TIMINGS_FILE``, written there as JSON (the
-    runtime figures in the README come from this test on an idle machine; nothing is asserted
+    ``$READ_DELAY_S``, *Read the tiles* is pressed that many seconds after the rack is typed)
+    and, with ``$TIMINGS_FILE``, written there as JSON (the runtime figures in the README come from this test on an idle machine; nothing is asserted
     about them here, timed tests are flaky on shared machines).
     """
     import json
