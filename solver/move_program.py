@@ -306,7 +306,8 @@ def carried(
     ):
         given = dict(zip(key_of(columns), values[columns.first(part):columns.first(part + 1)].tolist()))
         wanted = key_of(to)
-        if any(n > 0.5 for key, n in given.items() if key not in set(wanted)):
+        present = set(wanted)
+        if any(n > 0.5 and key not in present for key, n in given.items()):
             return None
         start[to.first(part):to.first(part + 1)] = [given.get(key, 0.0) for key in wanted]
     start[to.first(Z)] = values[columns.first(Z)]
