@@ -56,3 +56,15 @@ def test_study_reports_bias_spans_and_bands(tmp_path, monkeypatch):
 def test_a_missing_test_set_is_a_clear_error(tmp_path, capsys):
     assert box_study.main(["--testsets", str(tmp_path), "--sets", "closeup-racks"]) == 2
     assert "closeup-racks" in capsys.readouterr().err
+
+
+def test_photos_are_kept_by_the_first_look_at_their_tile_size(tmp_path, monkeypatch):
+    photos = []
+    for name, length in (("small", 30.0), ("big", 95.0), ("none", None)):
+        image = tmp_path / f"{name}.png"
+        cv2.imwrite(str(image), np.full((10 + len(photos), 20, 3), 50, np.uint8))
+        photos.append(Photo(name, image, TILES, (0, 1), "rack", np.zeros((0, 4), np.float32)))
+    lengths = {10: 30.0, 11: 95.0, 12: None}  # told apart by the image's height
+    monkeypatch.setattr("vision.detector.first_look", lambda image, weights=None: lengths[image.shape[0]])
+    assert [p.name for p in box_study.photos_with_tiles(photos, None, 80, 1e9)] == ["big"]
+    assert [p.name for p in box_study.photos_with_tiles(photos, None, 0, 80)] == ["small"]

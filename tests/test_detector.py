@@ -8,8 +8,14 @@ import pytest
 
 from datasets.synth.scenes import compose_scene
 from vision.detections import Detections, box_iou, box_overlap
+import vision.detector as detector_module
 from vision.detector import (
+    COARSE_TILE_PX,
+    LARGE_TILE_PX,
+    MIN_COARSE_INPUT,
+    coarse_input,
     detect_tiles,
+    tile_length_px,
     drop_duplicates_and_fragments,
     load_detector,
     windows,
@@ -122,6 +128,26 @@ def test_windows_cover_the_image_with_overlap():
         windows(1000, 1000, 100, 100)
 
 
+def test_tile_length_is_the_median_longer_side_of_the_sure_boxes_in_input_pixels():
+    boxes = np.array([[0, 0, 10, 14], [20, 0, 34, 10], [40, 0, 50, 16], [60, 0, 200, 200]], np.float32)
+    sure_three = Detections(boxes, [0.9, 0.8, 0.7, 0.1])  # the unsure giant is not counted
+    assert tile_length_px(sure_three, 0.5) == pytest.approx(7.0)  # median of 14, 14, 16, halved
+    assert tile_length_px(sure_three, 1.0, conf=0.75) == pytest.approx(14.0)
+    assert tile_length_px(Detections(boxes[:1], [0.1]), 1.0) is None
+    assert tile_length_px(Detections.empty(), 1.0) is None
+
+
+def test_coarse_input_only_for_big_tiles_aimed_at_the_coarse_size():
+    assert coarse_input(LARGE_TILE_PX - 0.5, 640, 32) is None
+    assert coarse_input(LARGE_TILE_PX, 640, 32) == int(round(640 * COARSE_TILE_PX / LARGE_TILE_PX / 32)) * 32
+    assert coarse_input(LARGE_TILE_PX, 1280, 32) == 640  # aims at the coarse size, in whole strides
+    assert coarse_input(400.0, 640, 32) == MIN_COARSE_INPUT  # never coarser than the floor
+    assert coarse_input(LARGE_TILE_PX, MIN_COARSE_INPUT, 32) is None  # not coarser than the input itself
+    for tile in (80.0, 97.0, 130.0, 260.0):
+        size = coarse_input(tile, 1024, 32)
+        assert size % 32 == 0 and MIN_COARSE_INPUT <= size < 1024
+
+
 # --- the shipped detector -----------------------------------------------------------------------
 
 
@@ -175,6 +201,45 @@ def test_detector_on_a_big_photo_returns_boxes_in_photo_pixels():
     recall, precision = _match(found, truth * 4)
     assert recall >= 0.8 and precision >= 0.8, (recall, precision)
     assert found.boxes[:, 2].max() <= 3840 and found.boxes[:, 3].max() <= 2880
+
+
+def _input_sizes_seen(monkeypatch) -> list[int]:
+    """Record the input size of each detector pass."""
+    sizes: list[int] = []
+    real = detector_module._predict
+
+    def spy(model, images, imgsz, conf):
+        sizes.append(imgsz)
+        return real(model, images, imgsz, conf)
+
+    monkeypatch.setattr(detector_module, "_predict", spy)
+    return sizes
+
+
+@needs_weights
+def test_a_close_up_is_seen_again_coarser_and_its_tiles_found(monkeypatch):
+    sizes = _input_sizes_seen(monkeypatch)
+    for seed in (2, 7):  # racks of 30 and 25 tiles about 95 px long at 640
+        scene = compose_scene(np.random.default_rng(seed), 1600, 900, "closeup")
+        truth = np.array([t.box for t in scene.tiles if t.visible > 0.9], np.float32)
+        hidden = np.array([t.box for t in scene.tiles if t.visible <= 0.9], np.float32).reshape(-1, 4)
+        sizes.clear()
+        found = _without_partly_hidden(detect_tiles(scene.image), hidden)
+        assert sizes == [640, MIN_COARSE_INPUT], sizes  # big tiles: the coarse pass replaces the first
+        recall, precision = _match(found, truth)
+        assert recall >= 0.9 and precision >= 0.9, (seed, recall, precision)
+        assert found.boxes[:, 2].max() <= 1600 and found.boxes[:, 3].max() <= 900  # in the photo's pixels
+
+
+@needs_weights
+def test_a_table_of_middling_tiles_is_seen_once(monkeypatch):
+    sizes = _input_sizes_seen(monkeypatch)
+    image, _, _ = _tidy_scene(7)
+    detect_tiles(image)
+    assert sizes == [640]
+    sizes.clear()
+    detect_tiles(image, tiling="never")
+    assert sizes == [640]
 
 
 @needs_weights

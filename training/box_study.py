@@ -1,7 +1,7 @@
 """How well the detector's boxes fit the tiles, detection only, at chosen input sizes::
 
     python -m training.box_study [--weights models/detector.onnx] [--sets closeup-racks ...]
-                                 [--imgsz 320 640 960] [--tiling never|auto]
+                                 [--imgsz 320 640 960] [--tiling never|auto] [--tile-px LOW HIGH]
 
 Answers two questions the end-to-end evaluation (:mod:`training.evaluate_suite`) cannot: whether
 boxes that span two touching tiles come from the input *scale* (then a coarser input for big
@@ -10,6 +10,10 @@ that caps the IoU whatever the scale). Per set and input size: boxes found, prec
 at IoU 0.5, box IoU of tiles matched at IoU >= 0.3 (median / 5th percentile) per scale band, boxes
 that cover at least a quarter of each of two labelled tiles, and the median relative error of
 the matched boxes' width and height (+0.06: 6 % too wide).
+
+``--tile-px LOW HIGH`` keeps only the photos whose tiles the detector's first look at 640 puts at
+LOW to HIGH pixels long (:func:`vision.detector.first_look`): the figures behind the choice of a
+coarser input for big tiles (``vision.detector.LARGE_TILE_PX``), measured on the calibration set.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from vision.detections import Detections, box_coverage, box_iou
 #: A box "spans two tiles" when it covers at least this share of each of two labelled tiles.
 SPAN_SHARE = 0.25
 
-__all__ = ["spans_two_tiles", "size_errors", "study_photos", "main"]
+__all__ = ["photos_with_tiles", "spans_two_tiles", "size_errors", "study_photos", "main"]
 
 
 def spans_two_tiles(found: np.ndarray, truth: np.ndarray, share: float = SPAN_SHARE) -> np.ndarray:
@@ -80,6 +84,19 @@ def study_photos(photos: Sequence, weights: Path | None, imgsz: int, tiling: str
     }
 
 
+def photos_with_tiles(photos: Sequence, weights: Path | None, low: float, high: float) -> list:
+    """The photos whose tiles the detector's first look at 640 puts at ``low`` to ``high`` px long."""
+    from vision.detector import first_look
+    from vision.images import load_image
+
+    kept = []
+    for photo in photos:
+        length = first_look(load_image(photo.image_path), weights)
+        if length is not None and low <= length < high:
+            kept.append(photo)
+    return kept
+
+
 def line(name: str, r: dict) -> str:
     fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
     bands = "; ".join(f"{b} {fmt(v['median'])} / {fmt(v['p5'])} ({v['n']})" for b, v in r["box_iou"].items())
@@ -96,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="+", default=["closeup-racks"], help=f"test set names, or {REAL_VALIDATION}")
     parser.add_argument("--imgsz", nargs="+", type=int, default=[640])
     parser.add_argument("--tiling", choices=("never", "auto"), default="never")
+    parser.add_argument("--tile-px", nargs=2, type=float, metavar=("LOW", "HIGH"),
+                        help="only photos whose first look at 640 finds tiles LOW to HIGH px long")
     args = parser.parse_args(argv)
     for name in args.sets:
         try:
@@ -103,6 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (FileNotFoundError, ValueError) as exc:
             print(f"error: {name}: {exc}", file=sys.stderr)
             return 2
+        if args.tile_px:
+            photos = photos_with_tiles(photos, args.weights, *args.tile_px)
+            name = f"{name} (tiles {args.tile_px[0]:g}-{args.tile_px[1]:g} px at 640: {len(photos)} photos)"
         for imgsz in args.imgsz:
             print(line(name, study_photos(photos, args.weights, imgsz, args.tiling)), flush=True)
     return 0

@@ -133,15 +133,17 @@ def _reader_folder(reader_key: str) -> str:
 def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | None = None) -> SeenPhoto:
     """Detect and read one photo, or load what an earlier run saved in ``cache``.
 
-    The detections are kept by the detector alone (``cache/detections``) and the reader's output by
+    The detections are kept by the detector and the way it is run (``cache/detections``;
+    :data:`vision.detector.METHOD`) and the reader's output by
     detector and reader (``cache/readings-<reader>``): a new reader re-reads the crops of the cached
     boxes and pays nothing for the detector, and a changed detector or reader never reuses the
     output of the old one.
     """
+    from vision.detector import METHOD
     from vision.images import load_image
     from vision.model_files import model_path
 
-    detector_key = _file_key(detector or model_path("detector"))
+    detector_key = f"{_file_key(detector or model_path('detector'))}|{METHOD}"
     reader_key = f"{detector_key}|{_file_key(reader_source(reader))}"
     if cache is None:
         return see_image(load_image(image_path), detector, reader)
