@@ -153,3 +153,22 @@ def test_build_reading_requires_every_tile_placed_once():
     dets = Detections(np.zeros((2, 4), np.float32), np.ones(2, np.float32))
     with pytest.raises(ValueError, match="exactly once"):
         build_reading(dets, one_hot("red-1", "red-2"), [[0]], ReadingKind.TABLE)
+
+
+def test_read_counts_the_chance_that_a_box_is_no_tile(monkeypatch):
+    """vision.read hands the reader's tile probability to decoding: a sure-looking joker on a box
+    the reader half calls "not a tile" is flagged for the player, the tiles beside it are not."""
+    import vision.pipeline as pipeline
+    from vision.reader import CropReading
+
+    boxes = np.array([[0, 0, 40, 60], [50, 0, 90, 60], [300, 0, 340, 60]], np.float32)
+    probs = one_hot("red-7", "red-8", "joker")
+    seen = pipeline.SeenTiles(
+        Detections(boxes, np.ones(3, np.float32)), np.zeros((1, 3, 8, 8, 3), np.uint8),
+        CropReading(probs, np.array([1.0, 1.0, 0.6]), np.zeros((3, 4), np.float32)),
+    )
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **_: seen)
+    reading = pipeline.read(np.zeros((100, 400, 3), np.uint8), kind="rack")
+    by_name = {t.tile.name: t for t in reading.tiles}
+    assert by_name["joker"].uncertain and by_name["joker"].confidence <= 0.6 + 1e-9
+    assert not by_name["red-7"].uncertain and not by_name["red-8"].uncertain

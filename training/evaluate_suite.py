@@ -213,7 +213,9 @@ def decide_photo(
     kept: Detections = seen.found[np.flatnonzero(keep)]
     probs = seen.probs[keep]
     groups = group_into_melds(kept, kind)
-    decoded = decode(probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings)
+    decoded = decode(
+        probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings, tile_prob=1.0 - seen.not_tile[keep]
+    )
     return PhotoReading(
         kept.boxes, decoded.labels, decoded.uncertain, decoded.confidence, seen.not_tile[keep],
         seen.found.boxes[~keep],

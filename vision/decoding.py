@@ -16,8 +16,11 @@ table is valid. Decoding combines both, exactly but within bounds:
 A tile whose label differs from its classifier argmax is *corrected*; a tile whose final
 confidence stays below ``uncertain_below`` is *uncertain* and goes to the user with its
 alternatives. A joker is never surer than the classifier says (:func:`_joker_evidence`): the
-rules can explain any misread by a joker, since it fits every meld. Everything is a pure
-function of numpy arrays and the rule set.
+rules can explain any misread by a joker, since it fits every meld. A tile's confidence is the
+probability that the box shows *that tile*, so it also counts the chance that the box shows no
+tile at all (``tile_prob``, the reader's ``not-tile`` class): a patch of wood the reader half
+believes is a tile is not shown as a sure joker. Everything is a pure function of numpy arrays
+and the rule set.
 """
 
 from __future__ import annotations
@@ -48,10 +51,11 @@ class DecodingSettings:
     repair_ratio: float = 0.1
     #: Final confidence below this marks a tile for the user to confirm. Set by
     #: ``python -m training.calibrate`` on the seeded calibration photos of the training editions
-    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read (0.70 with
-    #: models/reader-fonts.pt: 90.0 % of wrong tiles and 17.6 % of right ones flagged there; 0.77
-    #: with models/reader-editions.pt and jokers no surer than the classifier; 0.79 before the joker rule).
-    uncertain_below: float = 0.70
+    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.65 with
+    #: models/reader-fonts.pt, the detector's coarse pass for big tiles and confidence counting
+    #: the chance of no tile (90.1 % of wrong tiles and 16.0 % of right ones flagged there); before
+    #: those two, 0.70 (90.1 % / 17.7 %); 0.77 with models/reader-editions.pt.
+    uncertain_below: float = 0.65
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
     #: Readings of one meld examined at most (bounds the search on long doubtful melds).
@@ -229,18 +233,33 @@ def _joker_evidence(confidence: np.ndarray, labels: np.ndarray, probs: np.ndarra
     return np.where(is_joker, np.minimum(confidence, probs[:, JOKER_INDEX]), confidence)
 
 
+def _tile_evidence(tile_prob: np.ndarray | None, n: int) -> np.ndarray:
+    """Each box's probability of showing a tile, checked (ones when not given)."""
+    if tile_prob is None:
+        return np.ones(n)
+    evidence = np.asarray(tile_prob, dtype=np.float64)
+    if evidence.shape != (n,):
+        raise DecodingError(f"expected {n} tile probabilities, got shape {evidence.shape}")
+    if not np.isfinite(evidence).all() or (evidence < 0).any() or (evidence > 1).any():
+        raise DecodingError("tile probabilities must lie in 0..1")
+    return evidence
+
+
 def decode(
     probs: np.ndarray,
     melds: Sequence[Sequence[int]] = (),
     rules: RuleSet = STANDARD,
     require_valid_melds: bool = True,
     settings: DecodingSettings = DEFAULT_SETTINGS,
+    tile_prob: np.ndarray | None = None,
 ) -> Decoding:
     """Decode ``probs`` (n x 53, rows in tile-index order) for tiles grouped into ``melds``.
 
     ``melds`` lists tile positions per meld (each tile in at most one); tiles in no meld are
     loose. With ``require_valid_melds`` (a table between turns) melds may be repaired to a
     nearly-as-probable valid reading; without it (a rack) only the copy limits apply.
+    ``tile_prob`` (n,), each box's probability of showing a tile at all, scales the confidence
+    (none: every box is a tile); it does not change the labels.
     """
     probs = np.asarray(probs, dtype=np.float64)
     if probs.ndim != 2 or probs.shape[1] != NUM_KINDS:
@@ -248,6 +267,7 @@ def decode(
     if not np.isfinite(probs).all() or (probs < 0).any():
         raise DecodingError("probabilities must be finite and non-negative")
     n = probs.shape[0]
+    evidence = _tile_evidence(tile_prob, n)
     if n == 0:
         return Decoding((), (), (), (), (), ())
     sums = probs.sum(axis=1, keepdims=True)
@@ -282,7 +302,7 @@ def decode(
         if not unit[c].valid:  # the rules could not explain this meld: trust the classifier alone
             posterior[members] = probs[members]
     argmax = np.argmax(probs, axis=1)
-    confidence = _joker_evidence(posterior[np.arange(n), labels], labels, probs)
+    confidence = _joker_evidence(posterior[np.arange(n), labels], labels, probs) * evidence
     invalid = tuple(
         g for g, members in enumerate(groups)
         if members and require_valid_melds and not _valid(tuple(sorted(int(labels[i]) for i in members)), rules)

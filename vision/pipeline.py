@@ -58,17 +58,19 @@ def build_reading(
     rules: RuleSet = STANDARD,
     image_size: tuple[int, int] = (0, 0),
     settings: DecodingSettings = DEFAULT_SETTINGS,
+    tile_prob: np.ndarray | None = None,
 ) -> Reading:
     """Decode ``probs`` with the rules and assemble the reading, tiles in layout order.
 
     On a table every group is a meld the rules check; on a rack the groups are tiers, which give
-    only the order of the tiles.
+    only the order of the tiles. ``tile_prob`` is each detection's probability of being a tile
+    at all (the reader's; see :func:`vision.decoding.decode`).
     """
     order = [i for g in groups for i in g]
     if sorted(order) != list(range(len(detections))):
         raise ValueError("the layout must place every detected tile exactly once")
     is_table = kind is ReadingKind.TABLE
-    decoding: Decoding = decode(probs, groups, rules, require_valid_melds=is_table, settings=settings)
+    decoding: Decoding = decode(probs, groups, rules, require_valid_melds=is_table, settings=settings, tile_prob=tile_prob)
     position = {old: new for new, old in enumerate(order)}
     tiles = tuple(
         ReadTile(
@@ -152,7 +154,9 @@ def read(
     probs = seen.reading.probs if profile is None else profile.adapt(seen.reading.probs, seen.reading.embeddings)
     groups = group_into_melds(seen.detections, reading_kind.value)
     height, width = photo.shape[:2]
-    reading = build_reading(seen.detections, probs, groups, reading_kind, rules, (width, height), settings)
+    reading = build_reading(
+        seen.detections, probs, groups, reading_kind, rules, (width, height), settings, seen.reading.tile_prob
+    )
     order = [i for g in groups for i in g]  # the reading's tile order
     samples = tuple(
         TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box) for tile, i in zip(reading.tiles, order)
