@@ -51,11 +51,12 @@ class DecodingSettings:
     repair_ratio: float = 0.1
     #: Final confidence below this marks a tile for the user to confirm. Set by
     #: ``python -m training.calibrate`` on the seeded calibration photos of the training editions
-    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.65 with
-    #: models/reader-fonts.pt, the detector's coarse pass for big tiles and confidence counting
-    #: the chance of no tile (90.1 % of wrong tiles and 16.0 % of right ones flagged there); before
-    #: those two, 0.70 (90.1 % / 17.7 %); 0.77 with models/reader-editions.pt.
-    uncertain_below: float = 0.65
+    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.68 with
+    #: models/reader-fonts.pt, the stage-3 detector with its coarse pass for big tiles, and
+    #: confidence counting the chance of no tile (90.6 % of wrong tiles and 16.0 % of right ones
+    #: flagged there); 0.65 with the stage-2 detector (90.1 % / 16.0 %); before the chance of no
+    #: tile counted, 0.70 (90.1 % / 17.7 %); 0.77 with models/reader-editions.pt.
+    uncertain_below: float = 0.68
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
     #: Readings of one meld examined at most (bounds the search on long doubtful melds).
