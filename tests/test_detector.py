@@ -128,6 +128,19 @@ def test_windows_cover_the_image_with_overlap():
         windows(1000, 1000, 100, 100)
 
 
+def test_windows_are_as_few_as_the_size_allows_and_no_longer_than_covering_needs():
+    boxes = windows(1000, 600, 400, 100)
+    xs, ys = sorted({(b[0], b[2]) for b in boxes}), sorted({(b[1], b[3]) for b in boxes})
+    assert len(xs) == 3 and len(ys) == 2  # ceil((1000 - 100) / 300), ceil((600 - 100) / 300)
+    assert {y2 - y1 for y1, y2 in ys} == {350}  # two rows of 350 cover 600 with 100 of overlap
+    assert {x2 - x1 for x1, x2 in xs} == {400}  # three columns need the whole size
+    assert ys[0][1] - ys[1][0] >= 100
+    # a 4000 x 3000 photo in 1481-pixel windows: 3 x 3, each only 1,079 tall, all one shape (one batch)
+    big = windows(4000, 3000, 1481, 118)
+    assert len(big) == 9 and len({(x2 - x1, y2 - y1) for x1, y1, x2, y2 in big}) == 1
+    assert max(y2 - y1 for _, y1, _, y2 in big) < 1100
+
+
 def test_tile_length_is_the_median_longer_side_of_the_sure_boxes_in_input_pixels():
     boxes = np.array([[0, 0, 10, 14], [20, 0, 34, 10], [40, 0, 50, 16], [60, 0, 200, 200]], np.float32)
     sure_three = Detections(boxes, [0.9, 0.8, 0.7, 0.1])  # the unsure giant is not counted

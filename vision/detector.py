@@ -53,7 +53,7 @@ COARSE_TILE_PX = 40.0
 #: The smallest input the coarser pass uses (below it the board's context is lost).
 MIN_COARSE_INPUT = 320
 #: Changes with the way boxes are found, so that saved detections of an older method are not reused.
-METHOD = "scale-both-ways-1"
+METHOD = "scale-both-ways-2"
 _SURE_CONF = 0.25
 _NMS_IOU = 0.6
 _MAX_DET = 500
@@ -94,20 +94,25 @@ def _predict(model: ModelFile, images: list[np.ndarray], imgsz: int, conf: float
 
 
 def windows(width: int, height: int, size: int, overlap: int) -> list[tuple[int, int, int, int]]:
-    """Overlapping ``size``-pixel windows (x1, y1, x2, y2) covering a ``width×height`` image."""
+    """Overlapping windows (x1, y1, x2, y2) at most ``size`` pixels a side covering a ``width×height`` image.
+
+    Along each side the fewest windows of ``size`` that overlap by ``overlap`` are taken, each then
+    only as long as covering that side needs (so a 3000-pixel side in three windows gets windows
+    of ~1,080 pixels, not 1,480): the network then sees no more than it must, and a tile is never
+    smaller in a window's input than in a ``size`` window's.
+    """
     if size <= overlap:
         raise ValueError(f"window size {size} must exceed the overlap {overlap}")
 
-    def starts(length: int) -> list[int]:
+    def spans(length: int) -> list[tuple[int, int]]:
         if length <= size:
-            return [0]
+            return [(0, length)]
         n = int(np.ceil((length - overlap) / (size - overlap)))
-        step = (length - size) / (n - 1)
-        return [int(round(i * step)) for i in range(n)]
+        extent = min(size, int(np.ceil((length + (n - 1) * overlap) / n)))
+        step = (length - extent) / (n - 1)
+        return [(int(round(i * step)), min(length, int(round(i * step)) + extent)) for i in range(n)]
 
-    return [
-        (x, y, min(width, x + size), min(height, y + size)) for y in starts(height) for x in starts(width)
-    ]
+    return [(x1, y1, x2, y2) for y1, y2 in spans(height) for x1, x2 in spans(width)]
 
 
 def _inner_edge_mask(dets: Detections, window: tuple[int, int, int, int], width: int, height: int) -> np.ndarray:
