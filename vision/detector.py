@@ -18,11 +18,11 @@ tile size, and the photo is then seen at the scale that suits its tiles, in eith
   the rest are merged with the global pass by NMS.
 - **big tiles** (a close-up of a rack: the tiles' longer side at least :data:`LARGE_TILE_PX` in
   the input): the photo is seen again at a coarser input, so its tiles are ~:data:`COARSE_TILE_PX`
-  long as in most of the training scenes, and that pass replaces the first. Measured on the
-  calibration set (``python -m training.box_study``; figures in ``models/detector.md``): on
-  photos whose tiles are 80+ px at 640 the coarse pass finds more of them, with fewer stray
-  boxes and tighter boxes at the low end (precision 0.870 → 0.912, recall 0.961 → 0.978, box IoU
-  5th percentile 0.59 → 0.70); below 80 px it gains nothing.
+  long as in most of the training scenes, and that pass replaces the first. Chosen on the
+  calibration set (``python -m training.box_study``, ``python -m training.evaluate``; figures in
+  ``models/detector.md``): on photos whose tiles are 80+ px at 640 it lifts the worst boxes (box
+  IoU 5th percentile 0.65 → 0.78 with the shipped detector) and end-to-end F1 a little; below
+  80 px no coarser input gained anything.
 
 ``tiling="never"`` / ``"always"`` force one pass at ``imgsz`` / the tiled pass.
 """
