@@ -77,3 +77,9 @@ class Suggestion:
     @property
     def tiles_placed(self) -> int:
         return len(self.played)
+
+    @property
+    def touched_melds(self) -> tuple[int, ...]:
+        """The old melds (indices into ``old_melds``) the move does not leave exactly as they were."""
+        kept = {new.continues for new in self.new_table if new.unchanged}
+        return tuple(m for m in range(len(self.old_melds)) if m not in kept)

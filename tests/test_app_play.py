@@ -319,6 +319,34 @@ def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypat
     assert texts(at.success) == ["Play 1 tile(s) worth 7 points: red 7"]
 
 
+def read_with_an_unsure_joker(image, kind="table", rules=None, profile=None) -> Reading:
+    """A table of two sure runs and a rack whose joker the reader doubts (wood grain, say)."""
+    def t(name, **kw):
+        return read_tile(parse_tile(name), **kw)
+
+    if kind == "rack":
+        return Reading((t("joker", confidence=0.55, uncertain=True), t("k13")), ((0, 1),), kind=ReadingKind.RACK)
+    return Reading((t("r4"), t("r5"), t("r6"), t("b9"), t("b10"), t("b11")), ((0, 1, 2), (3, 4, 5)), (), ReadingKind.TABLE)
+
+
+def test_a_move_that_plays_an_unsure_tile_says_so_and_a_checked_one_does_not(monkeypatch):
+    photo = use_fake_reader(monkeypatch, read_with_an_unsure_joker)
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png"))
+    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo, "image/png")).run()
+    at.button(key="play_read").click().run()
+    solve(at)
+    assert texts(at.success) and "joker" in texts(at.success)[0]  # the joker is played
+    warning = "This move relies on tiles marked unsure: joker. Check them on the table before you play."
+    assert warning in texts(at.warning)
+    # the player checks the tile (it really is a joker): the move no longer warns
+    at.selectbox(key=edit(at, "place")).set_value((-1, 0)).run()
+    at.selectbox(key=edit(at, "new_tile_-1_0")).set_value(parse_tile("joker")).run()
+    at.button(key=edit(at, "change")).click().run()
+    solve(at)
+    assert texts(at.success) and warning not in texts(at.warning)
+
+
 def test_missing_models_are_a_clear_message_not_a_traceback(monkeypatch, tmp_path):
     import app.photos
     from vision import model_files

@@ -55,6 +55,17 @@ def test_adding_a_tile_to_the_end_of_a_run_leaves_everything_else_alone() -> Non
     assert len(grown) == 1 and grown[0].continues == 1
     assert Counter(grown[0].meld.tiles) == Counter(parse_tiles("r7 r8 r9 r10"))
     assert [step.kind for step in suggestion.steps] == [StepKind.ADD]
+    assert suggestion.touched_melds == (1,)  # the run the tile joins; the other three are as they were
+
+
+def test_touched_melds_are_every_old_meld_a_rearrangement_changes() -> None:
+    # r7 fits at the end of either run (or joins them into one); the group of 3s stays as it was
+    pos = position("r4 r5 r6 | r8 r9 r10 | k3 b3 o3", "r7")
+    suggestion = solved(pos)
+    kept = {new.continues for new in suggestion.new_table if new.unchanged}
+    assert set(suggestion.touched_melds) == set(range(3)) - kept
+    assert 2 not in suggestion.touched_melds  # the group of 3s is left alone
+    assert suggestion.touched_melds  # the red tiles were joined or extended
 
 
 def test_a_tile_that_fits_two_places_moves_no_table_tile() -> None:
