@@ -9,7 +9,6 @@ wires buttons to these functions. No game rules live here.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
@@ -191,24 +190,3 @@ def new_reading(current: Reading | None, source: object, table_rack: TableAndRac
     revision = current.revision + 1 if current is not None else 0
     return Reading(source, table_rack, table_rack, revision, photos, notes)
 
-
-def unsure_tiles_in_move(table_rack: TableAndRack, touched_melds: Iterable[int], played: Iterable[Tile]) -> tuple[Tile, ...]:
-    """The tiles marked unsure that a move relies on, so the player checks them before playing.
-
-    A move relies on every tile of the table melds it changes (``touched_melds``: indices into
-    ``table_rack.melds``) and on the rack tiles it plays; of a rack tile it plays ``k`` copies of,
-    the unsure copies count only beyond the sure ones (two red 5s on the rack, one unsure: a
-    move playing one red 5 can play the sure one). Table tiles first, in meld order, then the rack's.
-    """
-    table = [c.tile for m in sorted(set(touched_melds)) for c in table_rack.row(m) if c.uncertain]
-    wanted = Counter(played)
-    sure = Counter(c.tile for c in table_rack.rack if not c.uncertain)
-    unsure = Counter(c.tile for c in table_rack.rack if c.uncertain)
-    rack = []
-    for chip in table_rack.rack:
-        tile = chip.tile
-        if chip.uncertain and wanted[tile] > sure[tile] and unsure[tile] > 0:
-            need = min(wanted[tile] - sure[tile], unsure[tile])
-            rack += [tile] * need
-            unsure[tile] = 0  # each tile kind counted once
-    return tuple(table + rack)

@@ -7,7 +7,8 @@ meld invalid; melds and tiles as text.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections import Counter
+from typing import Iterable, Protocol, Sequence
 
 from .i18n import DEFAULT_LANGUAGE, colour_name, tile_label, tr
 from .melds import Meld, MeldKind, Problem
@@ -53,6 +54,40 @@ def play_summary(suggestion: Suggestion, lang: str = DEFAULT_LANGUAGE) -> str:
     return tr(
         "Play {count} tile(s) worth {points} points: {tiles}", lang,
         count=suggestion.tiles_placed, points=suggestion.value_placed, tiles=tiles_label(suggestion.played, lang),
+    )
+
+
+class ReadAs(Protocol):
+    """A tile as a photo was read: what it is taken for, and whether the reader was unsure."""
+
+    tile: Tile
+    uncertain: bool
+
+
+def unsure_tiles_in_move(
+    melds: Sequence[Sequence[ReadAs]], rack: Sequence[ReadAs], suggestion: Suggestion
+) -> tuple[Tile, ...]:
+    """The tiles marked unsure that ``suggestion`` relies on, so the player checks them first.
+
+    ``melds`` are the table's melds as read (the suggestion's old melds, in order), ``rack`` the
+    rack. A move relies on every tile of the melds it changes (:attr:`Suggestion.touched_melds`)
+    and on the rack tiles it plays; of a rack tile it plays ``k`` copies of, the unsure copies
+    count only beyond the sure ones (two red 5s, one unsure: a move playing one red 5 can play
+    the sure one). Table tiles first, in meld order, then the rack's.
+    """
+    table = [t.tile for m in suggestion.touched_melds for t in melds[m] if t.uncertain]
+    wanted = Counter(suggestion.played)
+    sure = Counter(t.tile for t in rack if not t.uncertain)
+    unsure = Counter(t.tile for t in rack if t.uncertain)
+    relied = [tile for tile in unsure for _ in range(min(max(wanted[tile] - sure[tile], 0), unsure[tile]))]
+    return tuple(table + relied)
+
+
+def unsure_move_text(tiles: Iterable[Tile], lang: str = DEFAULT_LANGUAGE) -> str:
+    """The warning that a move relies on tiles the reader was unsure of."""
+    return tr(
+        "This move relies on tiles marked unsure: {tiles}. Check them on the table before you play.", lang,
+        tiles=", ".join(tile_label(t, lang) for t in tiles),
     )
 
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.editing import (
-    NEW_MELD, RACK_ROW, Chip, EditError, TableAndRack, add_tiles, change_tile, move_tile, remove_tile, unsure_tiles_in_move,
-)
+from app.editing import NEW_MELD, RACK_ROW, Chip, EditError, TableAndRack, add_tiles, change_tile, move_tile, remove_tile
 from solver.tiles import parse_melds, parse_tile, parse_tiles
 
 
@@ -75,26 +73,3 @@ def test_edits_of_places_that_are_gone_are_refused():
         with pytest.raises(EditError):
             edit()
 
-
-def _unsure(name: str) -> Chip:
-    return Chip(parse_tile(name), uncertain=True)
-
-
-def test_a_move_relies_on_the_unsure_tiles_of_the_melds_it_changes_and_of_the_rack_it_plays():
-    layout = TableAndRack(
-        ((Chip(parse_tile("r4")), _unsure("r5"), Chip(parse_tile("r6"))), (_unsure("k9"), Chip(parse_tile("b9")), Chip(parse_tile("o9")))),
-        (_unsure("joker"), Chip(parse_tile("r7")), _unsure("b2")),
-    )
-    played = parse_tiles("joker r7")
-    # the run is changed (r7 and the joker join it), the group of 9s is left as it was
-    assert unsure_tiles_in_move(layout, [0], played) == parse_tiles("r5 joker")
-    assert unsure_tiles_in_move(layout, [0, 1], played) == parse_tiles("r5 k9 joker")
-    assert unsure_tiles_in_move(layout, [], parse_tiles("r7")) == ()  # nothing unsure is used
-    assert unsure_tiles_in_move(layout, [], ()) == ()
-
-
-def test_an_unsure_rack_copy_counts_only_beyond_the_sure_copies():
-    layout = TableAndRack((), (Chip(parse_tile("r5")), _unsure("r5"), _unsure("r5")))
-    assert unsure_tiles_in_move(layout, [], parse_tiles("r5")) == ()  # the sure red 5 can be played
-    assert unsure_tiles_in_move(layout, [], parse_tiles("r5 r5")) == parse_tiles("r5")
-    assert unsure_tiles_in_move(layout, [], parse_tiles("r5 r5 r5")) == parse_tiles("r5 r5")

@@ -71,9 +71,17 @@ def test_solve_reports_doubtful_tiles_and_still_answers(capfd, tmp_path, monkeyp
     data = json.loads(out)
     assert data["played"] == ["red-7"]
     assert data["readings"]["table"]["problems"][0]["kind"] == "uncertain-tile"
+    assert data["relies_on_unsure"] == ["red-5"]  # r7 joins the run that holds the doubtful red 5
     assert err == "table photo: Please check this tile: read as red 5, or maybe red 3.\n"
+    code, out, err = _cli(capfd, "solve", "--table-photo", photo, "--rack", "r7 k1")
+    assert code == 0
+    assert out.rstrip().endswith("This move relies on tiles marked unsure: red 5. Check them on the table before you play.")
     code, out, err = _cli(capfd, "solve", "--table-photo", photo, "--rack", "r7 k1", "--lang", "uk")
     assert code == 0 and err.startswith("Фото (стіл): ") and "червона 5" in err
+    assert "спирається на фішки, позначені як сумнівні: червона 5" in out
+    # a move that leaves the doubtful meld alone relies on nothing unsure
+    code, out, err = _cli(capfd, "solve", "--table-photo", photo, "--rack", "k1 k2 k3", "--json")
+    assert code == 0 and json.loads(out)["relies_on_unsure"] == []
 
 
 # --- stdout carries the output alone -------------------------------------------------------------

@@ -97,3 +97,43 @@ def test_the_shared_sentences_are_translated() -> None:
             (impossible_tiles_text(parse_tiles("r7")), impossible_tiles_text(parse_tiles("r7"), lang)),
         ):
             assert text and text != english
+
+
+class _Read:
+    """A tile as read, for unsure_tiles_in_move (any value with ``tile`` and ``uncertain`` will do)."""
+
+    def __init__(self, name: str, uncertain: bool = False) -> None:
+        from solver.tiles import parse_tile
+
+        self.tile, self.uncertain = parse_tile(name), uncertain
+
+
+def test_a_move_relies_on_the_unsure_tiles_of_the_melds_it_changes_and_of_the_rack_it_plays() -> None:
+    from solver.explain import unsure_tiles_in_move, unsure_move_text
+
+    melds = [[_Read("r4"), _Read("r5", True), _Read("r6")], [_Read("k9", True), _Read("b9"), _Read("o9")]]
+    rack = [_Read("joker", True), _Read("r7"), _Read("b2", True)]
+    move = suggest("r4 r5 r6 | k9 b9 o9", "joker r7 b2")  # the joker and r7 join the run; the 9s stay
+    assert 1 not in move.touched_melds and set(move.played) >= set(parse_tiles("joker r7"))
+    assert unsure_tiles_in_move(melds, rack, move) == parse_tiles("r5 joker")
+    assert unsure_move_text(parse_tiles("r5 joker"), "en") == (
+        "This move relies on tiles marked unsure: red 5, joker. Check them on the table before you play."
+    )
+    nothing_unsure = suggest("r4 r5 r6 | k9 b9 o9", "r7")
+    assert unsure_tiles_in_move([[_Read("r4"), _Read("r5"), _Read("r6")], melds[1]], [_Read("r7")], nothing_unsure) == ()
+
+
+def test_an_unsure_rack_copy_counts_only_beyond_the_sure_copies() -> None:
+    from collections import Counter
+
+    from solver.explain import unsure_tiles_in_move
+
+    rack = [_Read("r5"), _Read("r5", True), _Read("b5", True), _Read("k5")]
+    group = suggest("", "r5 r5 b5 k5")  # one group of 5s: a single red 5 is played, the sure one will do
+    assert Counter(group.played) == Counter(parse_tiles("r5 b5 k5"))
+    assert unsure_tiles_in_move([], rack, group) == parse_tiles("b5")
+    both = suggest("r6 r7 r8 | o5 b5 k5", "r5 r5")  # one red 5 to the run, one to the group
+    assert Counter(both.played) == Counter(parse_tiles("r5 r5"))
+    table = [[_Read("r6"), _Read("r7"), _Read("r8")], [_Read("o5"), _Read("b5"), _Read("k5")]]
+    assert unsure_tiles_in_move(table, [_Read("r5"), _Read("r5", True)], both) == parse_tiles("r5")
+    assert unsure_tiles_in_move(table, [_Read("r5"), _Read("r5")], both) == ()

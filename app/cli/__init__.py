@@ -60,7 +60,9 @@ JSON schema (stable; tiles always in canonical notation, ``"red-7"``, ``"joker"`
      "melds_untouched": int, "tiles_moved": int,
      "optimal": bool}                        # false if the solver stopped at its time limit
 
-With a photo, ``solve`` adds ``"readings": {"table"|"rack": <read JSON>}``.
+With a photo, ``solve`` adds ``"readings": {"table"|"rack": <read JSON>}`` and
+``"relies_on_unsure": [tile, ...]``, the tiles marked uncertain that the move relies on (the text
+output ends with a line naming them).
 
 ``read`` (see :meth:`vision.reading.Reading.to_json`)::
 

@@ -7,16 +7,17 @@ import argparse
 import sys
 from typing import Sequence
 
-from solver.explain import describe_steps
+from solver.explain import describe_steps, unsure_move_text, unsure_tiles_in_move
 from solver.i18n import DEFAULT_LANGUAGE, error_text, tr
 from solver.search import solve
 from solver.players import name_key, player_name, player_names
 from solver.rules import ImpossibleStateError, PoolOutScoring, RuleSet, UnmeldedScoring, preset
 from solver.scoring import Outcome, PlayerRack, PoolExhausted, WentOut, score_round
 from solver.position import Objective
+from solver.suggestion import Suggestion
 from solver.table import check_table
 from solver.tiles import Tile, parse_melds, parse_tiles
-from vision.reading import ReadingKind
+from vision.reading import Reading, ReadingKind
 
 from .errors import EXIT_BAD_INPUT, EXIT_INVALID_TABLE, EXIT_OK, CliInputError
 from .photos import photo_position, read_photo_file, tile_profile, write_annotated
@@ -43,14 +44,26 @@ def run_solve(args: argparse.Namespace) -> int:
     position, readings = photo_position(args, rules_from(args))
     suggestion = solve(position, Objective(args.objective))
     steps = describe_steps(suggestion, args.lang)
+    unsure = _unsure_tiles(readings, suggestion)
     if args.json:
         data = solve_json(suggestion, steps)
         if readings:
             data["readings"] = {kind.value: r.to_json(args.lang) for kind, r in readings.items()}
+            data["relies_on_unsure"] = [t.name for t in unsure]
         emit_json(data)
     else:
         emit(solve_text(suggestion, steps, args.lang))
+        if unsure:
+            emit(unsure_move_text(unsure, args.lang))
     return EXIT_OK
+
+
+def _unsure_tiles(readings: dict[ReadingKind, Reading], suggestion: Suggestion) -> tuple[Tile, ...]:
+    """The tiles read as unsure from the photos that the move relies on (typed tiles are sure)."""
+    table = readings.get(ReadingKind.TABLE)
+    rack = readings.get(ReadingKind.RACK)
+    melds = [[table.tiles[i] for i in meld] for meld in table.melds] if table else [[] for _ in suggestion.old_melds]
+    return unsure_tiles_in_move(melds, rack.tiles if rack else (), suggestion)
 
 
 def run_check(args: argparse.Namespace) -> int:

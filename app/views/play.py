@@ -14,7 +14,7 @@ import streamlit as st
 import solver
 from app import components as ui
 from app import session, tile_profiles
-from app.editing import Chip, TableAndRack, Reading, keeps_fixes, new_reading, unsure_tiles_in_move
+from app.editing import Chip, TableAndRack, Reading, keeps_fixes, new_reading
 from app.photo_reading import InputSource, PhotoError, choose_input
 from app.photos import read_ahead, read_upload
 from app.rules_text import rules_summary
@@ -25,6 +25,8 @@ from solver.explain import (
     play_summary,
     problem_text,
     time_limit_note,
+    unsure_move_text,
+    unsure_tiles_in_move,
 )
 from solver.i18n import error_text, tile_label, tr
 from solver.rules import ImpossibleStateError, RuleSet, check_tile_limits
@@ -355,12 +357,9 @@ def show_answer(suggestion: Suggestion) -> None:
         return
 
     st.success(play_summary(suggestion, lang))
-    unsure = unsure_tiles_in_move(table_rack, suggestion.touched_melds, suggestion.played)
+    unsure = unsure_tiles_in_move(table_rack.melds, table_rack.rack, suggestion)
     if unsure:
-        st.warning(tr(
-            "This move relies on tiles marked unsure: {tiles}. Check them on the table before you play.", lang,
-            tiles=", ".join(tile_label(t, lang) for t in unsure),
-        ))
+        st.warning(unsure_move_text(unsure, lang))
     new_rows = []
     highlights: set[str] = set()
     for n, new in enumerate(suggestion.new_table):
