@@ -189,4 +189,3 @@ def new_reading(current: Reading | None, source: object, table_rack: TableAndRac
     last reading is reused for it)."""
     revision = current.revision + 1 if current is not None else 0
     return Reading(source, table_rack, table_rack, revision, photos, notes)
-
