@@ -83,6 +83,32 @@ def test_reading_a_photo_imports_neither_torch_nor_ultralytics(tmp_path):
     assert done.stdout.strip() == "none"
 
 
+@shipped
+def test_the_read_command_leaves_the_solver_unimported(tmp_path):
+    """``rummikub read`` pays neither for the move solver nor for OR-Tools' model builder and SciPy
+    behind it (about half a second of a cold read); ``solve`` still finds them."""
+    import cv2
+
+    from tests.synthetic_photos import rows_photo
+
+    photo = tmp_path / "table.png"
+    cv2.imwrite(str(photo), rows_photo([["r4", "r5", "r6"]]))
+    script = (
+        "import sys, app.cli\n"
+        f"code = app.cli.main(['read', {str(photo)!r}, '--json'])\n"
+        "heavy = sorted(m for m in ('solver.search', 'scipy', 'ortools.linear_solver.python.model_builder_helper') if m in sys.modules)\n"
+        "print(code, ','.join(heavy) or 'none', file=sys.stderr)\n"
+        "import solver\n"
+        "print(solver.solve(solver.Position(solver.parse_melds(''), solver.parse_tiles('r1 r2 r3'))).played, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[-2] == "0 none", done.stderr
+    assert lines[-1].count("Colour.RED") == 3, done.stderr  # the lazy solve is the real one: r1 r2 r3 laid
+
+
 def test_thread_count_follows_the_environment(monkeypatch):
     monkeypatch.setenv(model_files.THREADS_ENV, "3")
     assert model_files.threads() == 3

@@ -9,7 +9,6 @@ from typing import Sequence
 
 from solver.explain import describe_steps, unsure_move_text, unsure_tiles_in_move
 from solver.i18n import DEFAULT_LANGUAGE, error_text, tr
-from solver.search import solve
 from solver.players import name_key, player_name, player_names
 from solver.rules import ImpossibleStateError, PoolOutScoring, RuleSet, UnmeldedScoring, preset
 from solver.scoring import Outcome, PlayerRack, PoolExhausted, WentOut, score_round
@@ -41,6 +40,8 @@ def rules_from(args: argparse.Namespace) -> RuleSet:
 
 
 def run_solve(args: argparse.Namespace) -> int:
+    from solver.search import solve  # OR-Tools and SciPy: only the commands that solve pay for them
+
     position, readings = photo_position(args, rules_from(args))
     suggestion = solve(position, Objective(args.objective))
     steps = describe_steps(suggestion, args.lang)
