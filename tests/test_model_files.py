@@ -67,6 +67,14 @@ def test_the_shipped_models_carry_their_metadata():
     assert len(reader.names) in (53, 54) and reader.imgsz == 64
 
 
+def _fresh_python(script: str, folder: Path) -> subprocess.CompletedProcess:
+    """Run ``script`` in a new interpreter on this checkout (what is imported there is its own)."""
+    done = subprocess.run([sys.executable, "-c", script], cwd=folder, capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(folder)})
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 @shipped
 def test_reading_a_photo_imports_neither_torch_nor_ultralytics(tmp_path):
     script = (
@@ -77,10 +85,7 @@ def test_reading_a_photo_imports_neither_torch_nor_ultralytics(tmp_path):
         "heavy = sorted(m for m in ('torch', 'ultralytics', 'torchvision') if m in sys.modules)\n"
         "print(','.join(heavy) or 'none')\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "none"
+    assert _fresh_python(script, tmp_path).stdout.strip() == "none"
 
 
 @shipped
@@ -101,9 +106,7 @@ def test_the_read_command_leaves_the_solver_unimported(tmp_path):
         "import solver\n"
         "print(solver.solve(solver.Position(solver.parse_melds(''), solver.parse_tiles('r1 r2 r3'))).played, file=sys.stderr)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
-    assert done.returncode == 0, done.stderr
+    done = _fresh_python(script, tmp_path)
     lines = done.stderr.strip().splitlines()
     assert lines[-2] == "0 none", done.stderr
     assert lines[-1].count("Colour.RED") == 3, done.stderr  # the lazy solve is the real one: r1 r2 r3 laid
