@@ -7,7 +7,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from training.error_breakdown import ErrorKind, format_breakdown, photo_errors
+from training.error_breakdown import ErrorKind, error_counts, format_breakdown, tile_errors
 
 BLACK_1, BLACK_2, BLUE_1, BLUE_2, JOKER = 0, 1, 13, 14, 52
 
@@ -19,7 +19,7 @@ def _row(n: int) -> np.ndarray:
 
 def test_exact_reading_has_no_errors():
     boxes = _row(3)
-    assert photo_errors(boxes, (0, 1, 2), boxes, (0, 1, 2), np.zeros((0, 4))) == Counter()
+    assert error_counts(tile_errors(boxes, (0, 1, 2), boxes, (0, 1, 2), np.zeros((0, 4)))) == Counter()
     assert format_breakdown(Counter()) == "errors: none"
 
 
@@ -27,7 +27,7 @@ def test_each_misread_tile_falls_in_its_kind():
     truth = _row(5)
     labels = (BLACK_1, BLACK_1, BLACK_1, BLACK_1, JOKER)
     read = (BLACK_2, BLUE_1, BLUE_2, JOKER, BLUE_1)
-    errors = photo_errors(truth, labels, truth, read, np.zeros((0, 4)))
+    errors = error_counts(tile_errors(truth, labels, truth, read, np.zeros((0, 4))))
     assert errors == Counter({ErrorKind.NUMBER: 1, ErrorKind.COLOUR: 1, ErrorKind.NUMBER_AND_COLOUR: 1,
                               ErrorKind.JOKER_PHANTOM: 1, ErrorKind.JOKER_MISSED: 1})
 
@@ -37,7 +37,7 @@ def test_missed_dropped_off_tile_and_non_tile_boxes():
     kept = np.array([truth[0], [5, 0, 17, 14], [100, 100, 110, 114], [200, 0, 210, 14]], np.float32)
     read = (BLACK_1, BLUE_1, JOKER, BLACK_2)
     dropped = truth[1:2] + 0.5  # the reader dropped tile 1; tile 2 had no box at all
-    errors = photo_errors(truth, (BLACK_1, BLACK_2, BLUE_1), kept, read, dropped)
+    errors = error_counts(tile_errors(truth, (BLACK_1, BLACK_2, BLUE_1), kept, read, dropped))
     assert errors == Counter({ErrorKind.DROPPED_TILE: 1, ErrorKind.MISSED_BOX: 1, ErrorKind.BAD_BOX: 1,
                               ErrorKind.NON_TILE_JOKER: 1, ErrorKind.NON_TILE: 1})
     text = format_breakdown(errors)
@@ -46,11 +46,11 @@ def test_missed_dropped_off_tile_and_non_tile_boxes():
 
 def test_labels_must_match_boxes():
     with pytest.raises(ValueError, match="one label"):
-        photo_errors(_row(2), (0,), _row(2), (0, 1), np.zeros((0, 4)))
+        tile_errors(_row(2), (0,), _row(2), (0, 1), np.zeros((0, 4)))
 
 
 def test_errors_are_attributed_to_their_tiles_and_split_by_size():
-    from training.error_breakdown import errors_by_size, size_band, tile_errors
+    from training.error_breakdown import errors_by_size, size_band
 
     truth = np.array([[0, 0, 10, 14], [20, 0, 70, 50], [100, 0, 190, 120], [300, 0, 310, 14]], np.float32)
     kept = np.array([truth[0], truth[1], truth[2], [500, 500, 510, 514]], np.float32)

@@ -25,7 +25,7 @@ from solver.tiles import Tile
 from training.metrics import match
 from vision.detections import Detections, box_overlap
 
-__all__ = ["ErrorKind", "tile_errors", "photo_errors", "SIZE_BANDS", "size_band", "errors_by_size", "format_breakdown"]
+__all__ = ["ErrorKind", "tile_errors", "error_counts", "SIZE_BANDS", "size_band", "errors_by_size", "format_breakdown"]
 
 #: An unmatched box that lies this much (intersection over its area) on labelled tiles is the detector's.
 ON_TILE_OVERLAP = 0.5
@@ -93,16 +93,9 @@ def tile_errors(
     return errors
 
 
-def photo_errors(
-    truth_boxes: np.ndarray,
-    truth_labels: Sequence[int],
-    kept_boxes: np.ndarray,
-    kept_labels: Sequence[int],
-    dropped_boxes: np.ndarray,
-    match_iou: float = 0.3,
-) -> Counter[ErrorKind]:
-    """Every error of one photo, by kind (see the module docstring); an exact reading gives an empty Counter."""
-    return Counter(kind for kind, _ in tile_errors(truth_boxes, truth_labels, kept_boxes, kept_labels, dropped_boxes, match_iou))
+def error_counts(errors: Sequence[tuple[ErrorKind, int | None]]) -> Counter[ErrorKind]:
+    """The errors of :func:`tile_errors` by kind (see the module docstring); an exact reading gives an empty Counter."""
+    return Counter(kind for kind, _ in errors)
 
 
 #: Size bands (a labelled tile's longer side in pixels) the errors on labelled tiles are also split by.

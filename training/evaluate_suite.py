@@ -31,7 +31,7 @@ import numpy as np
 from solver.rules import STANDARD
 from solver.tiles import Tile
 from training.error_breakdown import SIZE_BANDS as TILE_SIZE_BANDS
-from training.error_breakdown import ErrorKind, errors_by_size, format_breakdown, size_band, tile_errors
+from training.error_breakdown import ErrorKind, error_counts, errors_by_size, format_breakdown, size_band, tile_errors
 from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
 from training.testsets import DEFAULT_OUT, TEST_SETS
@@ -149,11 +149,12 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
         return see_image(load_image(image_path), detector, reader)
     found_file = cache / "detections" / _cache_name(image_path)
     read_file = cache / _reader_folder(reader_key) / _cache_name(image_path)
-    found = _load_detections(found_file, detector_key)
+    saved = _load(found_file, detector_key)
+    found = None if saved is None else (Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"]))
     if found is not None:
-        read = _load_reading(read_file, reader_key)
+        read = _load(read_file, reader_key)
         if read is not None:
-            return SeenPhoto(found[0], read[0], read[1], found[1])
+            return SeenPhoto(found[0], read["probs"], read["not_tile"], found[1])
     image = load_image(image_path)
     if found is None:
         found = (detect_image(image, detector), image.shape[:2])
@@ -168,20 +169,12 @@ def _save(path: Path, **arrays) -> None:
     np.savez(path, **arrays)
 
 
-def _load_detections(path: Path, key: str) -> tuple[Detections, tuple[int, int]] | None:
+def _load(path: Path, key: str):
+    """The arrays saved at ``path`` for ``key``, or None (nothing saved there, or saved for other models)."""
     if not path.exists():
         return None
     saved = np.load(path)
-    if str(saved["key"]) != key:
-        return None
-    return Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"])
-
-
-def _load_reading(path: Path, key: str) -> tuple[np.ndarray, np.ndarray] | None:
-    if not path.exists():
-        return None
-    saved = np.load(path)
-    return (saved["probs"], saved["not_tile"]) if str(saved["key"]) == key else None
+    return saved if str(saved["key"]) == key else None
 
 
 def detect_image(image: np.ndarray, detector: Path | None) -> Detections:
@@ -260,7 +253,7 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
         on_distractor = box_overlap(found.boxes[phantoms], photo.distractors).max(axis=1) >= 0.5
         totals["distractors_read"] += int(on_distractor.sum())
     errors = tile_errors(photo.boxes, photo.labels, reading.boxes, reading.labels, reading.dropped_boxes, MATCH_IOU)
-    totals["errors"].update(kind for kind, _ in errors)
+    totals["errors"].update(error_counts(errors))
     for band, kinds in errors_by_size(photo.boxes, errors).items():
         totals["by_size"][band].update(kinds)
     totals["size_tiles"].update(size_band(box) for box in photo.boxes)
