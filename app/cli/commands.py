@@ -63,8 +63,8 @@ def _unsure_tiles(readings: dict[ReadingKind, Reading], suggestion: Suggestion) 
     """The tiles read as unsure from the photos that the move relies on (typed tiles are sure)."""
     table = readings.get(ReadingKind.TABLE)
     rack = readings.get(ReadingKind.RACK)
-    melds = [[table.tiles[i] for i in meld] for meld in table.melds] if table else [[] for _ in suggestion.old_melds]
-    return unsure_tiles_in_move(melds, rack.tiles if rack else (), suggestion)
+    melds = [[table.tiles[i] for i in meld] for meld in table.melds] if table is not None else [[] for _ in suggestion.old_melds]
+    return unsure_tiles_in_move(melds, rack.tiles if rack is not None else (), suggestion)
 
 
 def run_check(args: argparse.Namespace) -> int:
