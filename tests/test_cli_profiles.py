@@ -10,7 +10,9 @@ import pytest
 
 from app.cli import main
 from app.profile_store import SUFFIX, ProfileStore
+from datasets.synth.editions import edition
 from solver.tiles import parse_tile
+from tests.fonts import needs_fonts
 from tests.synthetic_photos import rows_photo, vision_missing
 
 needs_models = pytest.mark.skipif(vision_missing() is not None, reason=str(vision_missing()))
@@ -79,9 +81,9 @@ def test_calibrate_saves_a_profile_that_list_read_solve_and_delete_use(capsys, t
 
 @needs_models
 @pytest.mark.slow
+@needs_fonts(edition("original-circle"))
 def test_a_set_no_model_saw_is_calibrated_and_its_table_read_with_the_profile(capsys, tmp_path):
     """One photo of a held-out edition's tiles in the default layout makes a profile; a table of that set reads right with it."""
-    from datasets.synth.editions import edition
     from datasets.synth.rows import lay_out_rows
     from vision.calibration import DEFAULT_LAYOUT
 

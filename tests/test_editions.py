@@ -18,9 +18,10 @@ from datasets.synth.editions import (
     edition,
 )
 from datasets.synth.scenes import compose_scene
-from datasets.synth.tiles import font_names, render_tile
+from datasets.synth.tiles import MissingFontError, missing_fonts, render_tile
 from datasets.synth.writer import RECIPES, HeldOutEditionError, SceneRecipe, write_dataset
 from solver.tiles import JOKER, Colour, Tile
+from tests.fonts import needs_edition_fonts, needs_fonts
 
 
 def test_catalogue_has_six_editions_and_two_held_out():
@@ -38,10 +39,18 @@ def test_held_out_fonts_are_in_no_training_edition():
     assert not held_fonts & set(tiles_module._BOLD_FONT_FILES)  # nor in the assorted mix
 
 
-def test_every_edition_font_is_installed():
-    available = set(font_names())
-    for e in CATALOGUE:
-        assert set(e.fonts) <= available, e.name
+def test_an_edition_whose_font_is_missing_is_refused_not_drawn_in_another(monkeypatch):
+    """A held-out edition drawn in a fallback (training) font would no longer be held out."""
+    us_teal = edition("us-teal")
+    monkeypatch.setattr(tiles_module, "_installed_fonts", lambda: {})
+    monkeypatch.setattr(tiles_module, "_font_paths", lambda: ())
+    assert missing_fonts(us_teal) == ["LiberationSans-Bold.ttf"]
+    with pytest.raises(MissingFontError, match=r"us-teal.*LiberationSans-Bold\.ttf.*fonts-liberation"):
+        render_tile(Tile(Colour.BLUE, 6), np.random.default_rng(3), 100, us_teal)
+    assert missing_fonts(edition("assorted")) == []  # the assorted mix names no font of its own
+    # hershey fonts are OpenCV's own: an edition of them never lacks a font
+    assert missing_fonts(edition("stroke-plain")) == []
+    render_tile(Tile(Colour.BLUE, 6), np.random.default_rng(3), 100, edition("stroke-plain"))
 
 
 def test_edition_rejects_inconsistent_values():
@@ -57,7 +66,7 @@ def test_edition_rejects_inconsistent_values():
         edition("no-such-box")
 
 
-@pytest.mark.parametrize("name", [e.name for e in CATALOGUE])
+@pytest.mark.parametrize("name", [pytest.param(e.name, marks=needs_fonts(e)) for e in CATALOGUE])
 def test_every_edition_renders_deterministically_at_its_aspect(name):
     ed = edition(name)
     for tile in (Tile(Colour.BLUE, 6), JOKER, None):
@@ -120,6 +129,7 @@ def test_each_distractor_paints_inside_its_corners(kind):
         paint_distractor(canvas, np.random.default_rng(4), "cat", (1.0, 1.0), 10.0)
 
 
+@needs_edition_fonts
 def test_distractors_are_reported_never_labelled_as_tiles():
     scene = compose_scene(np.random.default_rng(8), 640, 480, "table", TRAINING_EDITIONS, distractors=8)
     assert scene.distractors  # some are in view
@@ -129,6 +139,7 @@ def test_distractors_are_reported_never_labelled_as_tiles():
     assert plain.distractors == () and plain.edition == "assorted"
 
 
+@needs_edition_fonts
 def test_closeup_rack_fills_the_frame_with_big_touching_tiles():
     sizes = []
     for seed in range(4):
@@ -140,6 +151,7 @@ def test_closeup_rack_fills_the_frame_with_big_touching_tiles():
     assert max(sizes) < 0.6 and min(sizes) > 1 / 60
 
 
+@needs_edition_fonts
 def test_closeup_in_a_portrait_frame_and_grids():
     portrait = compose_scene(np.random.default_rng(5), 720, 1280, "closeup", TRAINING_EDITIONS)
     assert portrait.image.shape == (1280, 720, 3) and portrait.tiles
@@ -147,6 +159,7 @@ def test_closeup_in_a_portrait_frame_and_grids():
     assert len(grid.tiles) >= 4 and all(len(m) == 1 for m in grid.melds)
 
 
+@needs_edition_fonts
 def test_writer_refuses_held_out_editions_for_training(tmp_path):
     recipe = SceneRecipe(kinds=(("table", 1.0),), editions=tuple(sorted(HELD_OUT)))
     with pytest.raises(HeldOutEditionError, match="held out"):
@@ -167,6 +180,7 @@ def _record_editions(monkeypatch) -> set[str]:
     return seen
 
 
+@needs_edition_fonts
 def test_training_builders_never_render_a_held_out_edition(monkeypatch, tmp_path):
     """The detector's recipe and the reader's crop builders render training editions only."""
     from datasets.synth.font_shape import FONT_SHAPE

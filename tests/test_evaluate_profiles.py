@@ -7,11 +7,13 @@ import pytest
 
 from datasets.synth.editions import edition
 from solver.tiles import parse_tile
+from tests.fonts import needs_fonts
 from training import evaluate_profiles as ep
 from vision.calibration import CalibrationError
 from vision.detections import Detections
 
 
+@needs_fonts(edition("us-teal"))
 def test_a_test_photo_shows_the_edition_and_the_tile_asked_for():
     kind, tile = edition("us-teal"), parse_tile("o9")
     scene = ep.test_scene(kind, np.random.default_rng(3), holding=tile)

@@ -34,7 +34,7 @@ from datasets.synth.editions import ASSORTED, Edition, JokerFace, Mark, Marked
 from datasets.synth.font_shape import FontShape, place_jitter, reshape_glyph
 from solver.tiles import Colour, Tile
 
-__all__ = ["render_tile", "font_names", "INK_BGR"]
+__all__ = ["render_tile", "font_names", "missing_fonts", "INK_BGR", "MissingFontError"]
 
 #: Nominal ink colours (BGR) before per-tile variation.
 INK_BGR: dict[Colour, tuple[int, int, int]] = {
@@ -103,11 +103,36 @@ def font_names() -> list[str]:
     return [p.name for p in _font_paths()] + extra + [f"hershey-{i}" for i in range(len(_HERSHEY))]
 
 
-def _edition_fonts(edition: Edition) -> list[str]:
-    """The edition's fonts that exist here (an edition falls back to DejaVu Sans Bold)."""
+class MissingFontError(RuntimeError):
+    """An edition's font is not installed on this machine.
+
+    Rendering it in another font would be silent and wrong: a held-out edition drawn in a training
+    font no longer measures generalisation, and a training edition loses its look.
+    """
+
+
+#: Where the fonts of the editions come from (Debian / Ubuntu), for the error message.
+FONT_PACKAGES = {name: "fonts-liberation" for name in _EDITION_FONT_FILES} | {
+    "STIXGeneralBol.ttf": "matplotlib (pip)", "cmb10.ttf": "matplotlib (pip)",
+}
+
+
+def missing_fonts(edition: Edition) -> list[str]:
+    """The fonts ``edition`` draws with that are not installed here (empty: it can be rendered)."""
     available = set(font_names())
-    fonts = [f for f in edition.fonts if f in available]
-    return fonts or [font_names()[0]]
+    return [f for f in edition.fonts if f not in available]
+
+
+def _edition_fonts(edition: Edition) -> list[str]:
+    """The edition's fonts; every one must be installed (:class:`MissingFontError` otherwise)."""
+    missing = missing_fonts(edition)
+    if missing:
+        packages = sorted({FONT_PACKAGES.get(f, "a package that has it") for f in missing})
+        raise MissingFontError(
+            f"edition {edition.name!r} needs the font(s) {', '.join(missing)}, not installed here; "
+            f"install {' and '.join(packages)} (e.g. apt-get install fonts-liberation) and run again"
+        )
+    return list(edition.fonts)
 
 
 @functools.lru_cache(maxsize=256)
