@@ -172,3 +172,42 @@ def test_read_counts_the_chance_that_a_box_is_no_tile(monkeypatch):
     by_name = {t.tile.name: t for t in reading.tiles}
     assert by_name["joker"].uncertain and by_name["joker"].confidence <= 0.6 + 1e-9
     assert not by_name["red-7"].uncertain and not by_name["red-8"].uncertain
+
+
+def test_a_box_is_kept_as_a_tile_when_detector_and_reader_together_call_it_one():
+    from vision.pipeline import MIN_TILE_PROB, kept_as_tiles
+
+    confidences = np.array([0.9, 0.9, 0.6, 0.45, 1.0])
+    tile_prob = np.array([0.95, 0.5, 0.8, 1.0, MIN_TILE_PROB])
+    # 0.855 kept; 0.45 (the reader doubts) dropped; 0.48 (both half sure) dropped; 0.45 (the detector
+    # doubts) dropped; exactly the threshold kept
+    assert kept_as_tiles(confidences, tile_prob).tolist() == [0, 4]
+    assert kept_as_tiles(confidences, tile_prob, min_prob=0.0).tolist() == [0, 1, 2, 3, 4]
+    assert kept_as_tiles(np.zeros(0), np.zeros(0)).tolist() == []
+    with pytest.raises(ValueError, match="confidences"):
+        kept_as_tiles(confidences, tile_prob[:2])
+
+
+def test_see_tiles_drops_what_the_detector_and_the_reader_each_half_believe(monkeypatch):
+    """A rack end the detector finds at 0.6 and the reader calls a tile at 0.7 is dropped; a
+    tile both are sure of, and one the detector alone doubts a little, are kept."""
+    import vision.detector as detector
+    import vision.pipeline as pipeline
+    import vision.reader as reader
+    from vision.reader import CropReading
+
+    boxes = np.array([[0, 0, 40, 60], [50, 0, 90, 60], [100, 0, 140, 60]], np.float32)
+    found = Detections(boxes, np.array([0.95, 0.6, 0.7], np.float32))
+    probs = one_hot("red-7", "joker", "red-9")
+    views = np.arange(3, dtype=np.uint8).reshape(1, 3, 1, 1, 1) * np.ones((1, 3, 4, 4, 3), np.uint8)
+    monkeypatch.setattr(detector, "detect_tiles", lambda photo, weights=None: found)
+    monkeypatch.setattr(reader, "load_reader", lambda weights=None: type("R", (), {"imgsz": 4})())
+    monkeypatch.setattr(reader, "crop_views", lambda photo, b, size: views)
+    monkeypatch.setattr(
+        reader, "read_views", lambda v, r: CropReading(probs, np.array([0.99, 0.7, 0.98]), np.eye(3, dtype=np.float32))
+    )
+    seen = pipeline.see_tiles(np.zeros((60, 200, 3), np.uint8))
+    assert seen.detections.boxes.tolist() == boxes[[0, 2]].tolist()
+    assert [int(v) for v in seen.views[0, :, 0, 0, 0]] == [0, 2]
+    assert seen.reading.probs.argmax(axis=1).tolist() == [parse_tile("red-7").index, parse_tile("red-9").index]
+    assert seen.reading.tile_prob.tolist() == pytest.approx([0.99, 0.98])

@@ -153,6 +153,20 @@ def test_score_photo_counts_misreads_phantoms_and_flags():
     assert totals["errors"] == {ErrorKind.NUMBER: 1, ErrorKind.NON_TILE: 1}
 
 
+def test_the_evaluation_drops_boxes_as_the_pipeline_does():
+    """decide_photo keeps a box when detector confidence x (1 - not-tile) >= 0.5, like vision.see_tiles."""
+    from training.evaluate_suite import SeenPhoto, decide_photo
+    from vision.detections import Detections
+
+    boxes = np.array([[0, 0, 10, 14], [20, 0, 30, 14], [40, 0, 50, 14]], np.float32)
+    probs = np.eye(53)[[3, 4, 5]]
+    seen = SeenPhoto(Detections(boxes, np.array([0.9, 0.55, 0.9], np.float32)), probs, np.array([0.0, 0.2, 0.4]), (20, 60))
+    reading = decide_photo(seen, "rack")  # 0.9, 0.44, 0.54
+    assert reading.boxes.tolist() == boxes[[0, 2]].tolist() and reading.dropped == 1
+    assert sorted(reading.labels) == [3, 5]
+    assert decide_photo(seen, "rack", min_tile_prob=0.0).dropped == 0
+
+
 def _counting_models(tmp_path, monkeypatch):
     """Fake detector and reader that count their calls: the reader's output depends on its weights'
     bytes and on the boxes, so a wrongly reused cache shows as other numbers."""

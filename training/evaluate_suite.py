@@ -11,8 +11,8 @@ of them are distractors), the reliability of the uncertainty flag (share of wron
 share of right tiles flagged, accuracy per confidence bin), and each photo's misreads.
 
 A photo is read as a user would: tables and grids as ``table`` (melds checked by the rules), racks
-and close-ups as ``rack``. Boxes the reader says are most probably not tiles are dropped
-(:data:`training.tile_reading.NOT_TILE_DROP`), as the pipeline does.
+and close-ups as ``rack``. Boxes more likely not tiles than tiles are dropped as the pipeline
+drops them (:func:`vision.pipeline.kept_as_tiles`: detector confidence x the reader's P(tile)).
 """
 
 from __future__ import annotations
@@ -35,9 +35,10 @@ from training.error_breakdown import ErrorKind, error_counts, errors_by_size, fo
 from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
 from training.testsets import DEFAULT_OUT, TEST_SETS
-from training.tile_reading import NOT_TILE_DROP, load_any_reader, read_boxes, reader_source
+from training.tile_reading import load_any_reader, read_boxes, reader_source
 from vision.decoding import DEFAULT_SETTINGS, DecodingSettings, decode
 from vision.detections import Detections, box_iou, box_overlap
+from vision.pipeline import MIN_TILE_PROB, kept_as_tiles
 
 #: Scale bands: a tile's longer side as a share of the photo's longer side.
 SCALE_BANDS = ((0.0, 1 / 20, "< 1/20"), (1 / 20, 1 / 8, "1/20-1/8"), (1 / 8, 1.01, ">= 1/8"))
@@ -197,12 +198,13 @@ def see_image(image: np.ndarray, detector: Path | None, reader) -> SeenPhoto:
 
 
 def decide_photo(
-    seen: SeenPhoto, kind: str, settings: DecodingSettings = DEFAULT_SETTINGS, not_tile_drop: float = NOT_TILE_DROP
+    seen: SeenPhoto, kind: str, settings: DecodingSettings = DEFAULT_SETTINGS, min_tile_prob: float = MIN_TILE_PROB
 ) -> PhotoReading:
-    """Drop the boxes most probably not tiles, group the rest as the layout does, decode."""
+    """Drop the boxes more likely not tiles, group the rest as the layout does, decode."""
     from vision.meld_grouping import group_into_melds
 
-    keep = seen.not_tile <= not_tile_drop
+    keep = np.zeros(len(seen.found), bool)
+    keep[kept_as_tiles(seen.found.confidences, 1.0 - seen.not_tile, min_tile_prob)] = True
     kept: Detections = seen.found[np.flatnonzero(keep)]
     probs = seen.probs[keep]
     groups = group_into_melds(kept, kind)
@@ -217,9 +219,9 @@ def decide_photo(
 
 def read_photo(
     image: np.ndarray, kind: str, detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
-    not_tile_drop: float = NOT_TILE_DROP,
+    min_tile_prob: float = MIN_TILE_PROB,
 ) -> PhotoReading:
-    return decide_photo(see_image(image, detector, reader), kind, settings, not_tile_drop)
+    return decide_photo(see_image(image, detector, reader), kind, settings, min_tile_prob)
 
 
 def scale_band(box: np.ndarray, longer_side: int) -> str:
@@ -287,14 +289,14 @@ def with_photo_colour(seen: SeenPhoto, image_path: Path, weight: float) -> SeenP
 
 def evaluate_set(
     photos: Sequence[TestPhoto], detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
-    not_tile_drop: float = NOT_TILE_DROP, cache: Path | None = None, ink_weight: float = 0.0,
+    min_tile_prob: float = MIN_TILE_PROB, cache: Path | None = None, ink_weight: float = 0.0,
 ) -> dict:
     totals = new_totals()
     errors = []
     distractors = 0
     for photo in photos:
         seen = with_photo_colour(see_photo(photo.image_path, detector, reader, cache), photo.image_path, ink_weight)
-        reading = decide_photo(seen, photo.kind, settings, not_tile_drop)
+        reading = decide_photo(seen, photo.kind, settings, min_tile_prob)
         misreads = score_photo(photo, reading, seen.shape, totals)
         distractors += len(photo.distractors)
         if misreads["missing"] or misreads["extra"]:
@@ -357,8 +359,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = [REAL_VALIDATION] + [t.name for t in TEST_SETS]
     parser.add_argument("--sets", nargs="*", choices=names, default=[n for n in names if n != "calibration"])
     parser.add_argument("--uncertain-below", type=float, help="decoding's uncertainty threshold (default: the shipped rule)")
-    parser.add_argument("--not-tile-drop", type=float, default=NOT_TILE_DROP,
-                        help="drop a box whose non-tile probability is above this (above 1: never)")
+    parser.add_argument("--min-tile-prob", type=float, default=MIN_TILE_PROB,
+                        help="drop a box whose detector confidence x the reader's tile probability is under this (0: never)")
     parser.add_argument("--ink-weight", type=float, default=0.0,
                         help="read colour relative to the photo with this weight (training.photo_colour; 0: off, as shipped)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
@@ -377,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (FileNotFoundError, ValueError) as exc:
             print(f"{name}: skipped ({exc})")
             continue
-        report[name] = evaluate_set(photos, args.detector, reader, settings, args.not_tile_drop, args.cache, args.ink_weight)
+        report[name] = evaluate_set(photos, args.detector, reader, settings, args.min_tile_prob, args.cache, args.ink_weight)
         print(summary(name, report[name]), flush=True)
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

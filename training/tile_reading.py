@@ -28,10 +28,8 @@ from vision.reader import read_boxes as vision_read_boxes
 DEFAULT_WEIGHTS = Path(__file__).resolve().parents[1] / "models" / "reader.onnx"
 
 NOT_TILE = "not-tile"
-#: A box is dropped when its non-tile probability is above this ("most probably not a tile").
-NOT_TILE_DROP = 0.5
 
-__all__ = ["AnyReader", "load_any_reader", "read_boxes", "reader_source", "NOT_TILE", "NOT_TILE_DROP"]
+__all__ = ["AnyReader", "load_any_reader", "read_boxes", "reader_source", "NOT_TILE"]
 
 
 @dataclass(frozen=True, eq=False)

@@ -30,8 +30,10 @@ ImageSource = str | Path | bytes | BinaryIO | np.ndarray
 #: Alternatives listed per tile: the classifier's next labels at or above this probability.
 ALTERNATIVES = 3
 ALTERNATIVE_MIN_PROB = 0.01
-#: A detection the reader calls "not a tile" more likely than a tile is dropped (readers with
-#: a ``not-tile`` class only; otherwise every detection is a tile).
+#: A detection is dropped when it more likely shows no tile than a tile: when the detector's
+#: confidence times the reader's probability of a tile (its ``not-tile`` class; 1 for readers
+#: without one) is under this. Either alone let through the end of a rack or a patch of wood that
+#: one model half believed; chosen on the calibration set (``models/reader.md``).
 MIN_TILE_PROB = 0.5
 
 
@@ -112,10 +114,18 @@ class SeenTiles:
     reading: CropReading
 
 
+def kept_as_tiles(confidences: np.ndarray, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB) -> np.ndarray:
+    """Indices of the detections kept as tiles: detector confidence x the reader's P(tile) >= ``min_prob``."""
+    confidences, tile_prob = np.asarray(confidences, np.float64), np.asarray(tile_prob, np.float64)
+    if confidences.shape != tile_prob.shape:
+        raise ValueError(f"{confidences.shape} detector confidences for {tile_prob.shape} tile probabilities")
+    return np.flatnonzero(confidences * tile_prob >= min_prob)
+
+
 def see_tiles(
     photo: np.ndarray, *, detector_weights: str | Path | None = None, reader_weights: str | Path | None = None
 ) -> SeenTiles:
-    """Find the tiles and read each one; detections the reader calls "not a tile" are dropped."""
+    """Find the tiles and read each one; detections more likely not tiles are dropped (:func:`kept_as_tiles`)."""
     from vision.detector import detect_tiles
     from vision.reader import crop_views, load_reader, read_views
 
@@ -123,7 +133,7 @@ def see_tiles(
     found = detect_tiles(photo, weights=detector_weights)
     views = crop_views(photo, found.boxes, reader.imgsz)
     seen = read_views(views, reader)
-    keep = np.flatnonzero(seen.tile_prob >= MIN_TILE_PROB)
+    keep = kept_as_tiles(found.confidences, seen.tile_prob)
     reading = CropReading(seen.probs[keep], seen.tile_prob[keep], seen.embeddings[keep])
     return SeenTiles(found[keep], views[:, keep], reading)
 
