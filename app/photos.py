@@ -9,6 +9,7 @@ a user gives is ever opened.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -65,7 +66,7 @@ def _load_models() -> bool:
 
 
 def warm_up_in_background() -> None:
-    """Start loading the models in a thread at server start, so the first photo is as fast as the next.
+    """Start :func:`warm_up` in a thread at server start, so the first photo and the first move are as fast as the next.
 
     Called on every page run; the cached thread starts once per server process. A failure is only
     logged here: reading a photo later reports it to the player.
@@ -73,17 +74,26 @@ def warm_up_in_background() -> None:
     _start_warm_up()
 
 
+def warm_up() -> None:
+    """Pay now what the first photo and the first move would pay: opening and running both tile
+    models, and importing the move solver (OR-Tools, SciPy: about 0.35 s, which the first *Find
+    my best move* paid before). Failures are only logged: the player sees the reason when they
+    read a photo or ask for a move."""
+    try:
+        import vision
+
+        vision.warm_up()  # the sessions are cached per process (vision.model_files.open_model)
+    except Exception:  # noqa: BLE001 - the player sees the reason when they read a photo
+        log.warning("warming up the tile models failed", exc_info=True)
+    try:
+        importlib.import_module("solver.search")
+    except Exception:  # noqa: BLE001 - as above, for the first move
+        log.warning("importing the move solver failed", exc_info=True)
+
+
 @st.cache_resource(show_spinner=False)
 def _start_warm_up() -> threading.Thread:
-    def run() -> None:
-        try:
-            import vision
-
-            vision.warm_up()  # the sessions are cached per process (vision.model_files.open_model)
-        except Exception:  # noqa: BLE001 - the player sees the reason when they read a photo
-            log.warning("warming up the tile models failed", exc_info=True)
-
-    thread = threading.Thread(target=run, name="rummikub-warm-up", daemon=True)
+    thread = threading.Thread(target=warm_up, name="rummikub-warm-up", daemon=True)
     thread.start()
     return thread
 

@@ -134,3 +134,25 @@ def test_pure_vision_modules_import_without_opencv_or_onnxruntime(tmp_path):
                           env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "Reading"
+
+
+@shipped
+def test_the_app_warm_up_opens_both_models_and_imports_the_solver(tmp_path):
+    """What the app's server start does in the background: the first photo and the first move then
+    pay neither for opening the models nor for importing OR-Tools; a failure of one is logged and
+    the other still happens."""
+    script = (
+        "import sys, app.photos as photos, vision.model_files as mf\n"
+        "before = ('solver.search' in sys.modules, mf._open.cache_info().currsize)\n"
+        "photos.warm_up()\n"
+        "print(before, ('solver.search' in sys.modules, mf._open.cache_info().currsize))\n"
+        "del sys.modules['solver.search']\n"
+        "import vision\n"
+        "def broken(): raise RuntimeError('no models here')\n"
+        "vision.warm_up = broken\n"
+        "photos.warm_up()\n"
+        "print('solver.search' in sys.modules)\n"
+    )
+    done = _fresh_python(script, tmp_path)
+    assert done.stdout.strip().splitlines() == ["(False, 0) (True, 2)", "True"], done.stderr
+    assert "warming up the tile models failed" in done.stderr and "no models here" in done.stderr
