@@ -51,6 +51,8 @@ class PhotoReading:
     boxes: tuple[tuple[Box, ...], ...] = ()
     #: Per tile of the reading, its crops and embedding (a chip's ``sample`` indexes this).
     samples: tuple[TileSample, ...] = ()
+    #: Boxes left out as more likely not tiles, dashed on ``annotated_jpeg`` (see :func:`doubtful_note`).
+    doubtful: int = 0
 
 
 log = logging.getLogger(__name__)
@@ -175,7 +177,20 @@ def read_with_profile(
     positions = _row_positions(reading)
     rows = tuple(tuple(_chip(tiles[i], (kind.value, i) if kept else None) for i in row) for row in positions)
     boxes = tuple(tuple(_scaled(tiles[i].box, scale) for i in row) for row in positions)
-    return PhotoReading(rows, annotated, notes, sum(len(r) for r in rows), boxes, reading.samples)
+    return PhotoReading(
+        rows, annotated, notes, sum(len(r) for r in rows), boxes, reading.samples, len(reading.doubtful_boxes)
+    )
+
+
+def doubtful_note(count: int, lang: str) -> str | None:
+    """What the dashed boxes on a read photo are (None when there are none)."""
+    if count <= 0:
+        return None
+    return tr(
+        "Dashed boxes on the photo ({count}): the camera found something there but thought it more likely "
+        "not a tile, and left it out. If one is a tile, add it.",
+        lang, count=count,
+    )
 
 
 @st.cache_resource(show_spinner=False)

@@ -567,3 +567,36 @@ def test_an_uploaded_photo_is_read_before_the_button_and_the_button_takes_that_r
     assert not at.exception, at.exception
     assert calls == ["table"]  # the button took that reading
     assert at.session_state["play_reading"].table_rack.melds  # and shows it
+
+
+def test_boxes_left_out_as_probably_no_tile_are_explained_next_to_the_reading(monkeypatch):
+    """The dashed boxes on the photo (detections dropped as more likely not tiles) are named with
+    their count, so a player whose tile was left out knows to add it; none, no sentence."""
+    from dataclasses import replace
+
+    from app.photos import doubtful_note
+
+    def read(image, kind="table", rules=None, profile=None):
+        return replace(fake_read(image, kind, rules), doubtful_boxes=((1.0, 1.0, 9.0, 9.0), (20.0, 1.0, 29.0, 9.0)))
+
+    photo = use_fake_reader(monkeypatch, read)
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
+    at.text_area(key="play_rack_text").input("r7")
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    note = doubtful_note(2, "en")
+    assert note is not None and "(2)" in note
+    assert any(note in w for w in texts(at.warning))
+    assert doubtful_note(0, "en") is None
+    assert "(2)" in doubtful_note(2, "uk") and doubtful_note(2, "uk") != note  # translated
+
+
+def test_no_sentence_about_dashed_boxes_when_nothing_was_left_out(monkeypatch):
+    photo = use_fake_reader(monkeypatch)
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
+    at.text_area(key="play_rack_text").input("r7")
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    assert not any("Dashed boxes" in w for w in texts(at.warning))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -38,7 +39,7 @@ def sample() -> Reading:
         ReadingProblem(ProblemKind.UNCERTAIN_TILE, (3,), (JOKER,), alternatives=(parse_tile("black-6"),)),
         ReadingProblem(ProblemKind.COPY_LIMIT, (0,), (parse_tile("red-7"),), count=3, limit=2),
     )
-    return Reading(tiles, ((0, 1, 2), (3, 4)), problems, ReadingKind.TABLE, (640, 480))
+    return Reading(tiles, ((0, 1, 2), (3, 4)), problems, ReadingKind.TABLE, (640, 480), doubtful_boxes=((300.0, 5.0, 340.5, 65.0),))
 
 
 def test_solver_views():
@@ -65,7 +66,9 @@ def test_json_has_the_documented_shape():
     assert data["melds"] == [["red-7", "red-8", "red-9"], ["joker", "blue-2"]]
     assert [p["kind"] for p in data["problems"]] == ["invalid-meld", "uncertain-tile", "copy-limit"]
     assert data["problems"][2]["count"] == 3 and data["problems"][2]["limit"] == 2
+    assert data["doubtful_boxes"] == [[300.0, 5.0, 340.5, 65.0]]
     json.dumps(data)  # plain JSON types only
+    assert Reading.from_json({k: v for k, v in data.items() if k != "doubtful_boxes"}).doubtful_boxes == ()
 
 
 def test_json_round_trip():
@@ -106,6 +109,9 @@ def test_unknown_language_falls_back_to_english():
         {"tiles": [{"tile": "red-3", "box": [0, 0, 1, 1], "confidence": 1}], "meld_tiles": [[0]], "melds": [["red-4"]]},
         {"tiles": [], "problems": [{"kind": "nonsense", "tiles": []}]},
         {"tiles": [], "kind": "floor"},
+        {"tiles": [], "doubtful_boxes": [[0, 0, 1]]},
+        {"tiles": [], "doubtful_boxes": [["left", 0, 1, 1]]},
+        {"tiles": [], "doubtful_boxes": 3},
     ],
 )
 def test_bad_json_is_refused(data):
@@ -211,3 +217,30 @@ def test_see_tiles_drops_what_the_detector_and_the_reader_each_half_believe(monk
     assert [int(v) for v in seen.views[0, :, 0, 0, 0]] == [0, 2]
     assert seen.reading.probs.argmax(axis=1).tolist() == [parse_tile("red-7").index, parse_tile("red-9").index]
     assert seen.reading.tile_prob.tolist() == pytest.approx([0.99, 0.98])
+
+
+def test_read_keeps_the_boxes_it_left_out_and_annotate_dashes_them(monkeypatch):
+    """A box dropped as probably no tile is not a tile of the reading, but stays in it as a doubtful
+    box (in photo pixels), drawn dashed on the annotated photo; a photo without any draws none."""
+    import vision.pipeline as pipeline
+    from vision.reader import CropReading
+
+    boxes = np.array([[10, 10, 50, 70], [60, 10, 100, 70], [110, 10, 150, 70]], np.float32)
+    seen = pipeline.SeenTiles(
+        Detections(boxes, np.ones(3, np.float32)), np.zeros((1, 3, 8, 8, 3), np.uint8),
+        CropReading(one_hot("red-7", "red-8", "red-9"), np.ones(3), np.zeros((3, 4), np.float32)),
+        Detections(np.array([[200, 20, 240, 80]], np.float32), np.array([0.4], np.float32)),
+    )
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **_: seen)
+    photo = np.zeros((100, 300, 3), np.uint8)
+    reading = pipeline.read(photo)
+    assert len(reading.tiles) == 3 and reading.doubtful_boxes == ((200.0, 20.0, 240.0, 80.0),)
+    drawn = pipeline.annotate(photo, reading)
+    edge = drawn[20, 200:241]  # the top edge: dashes, so some pixels drawn and some not
+    grey = (edge == pipeline.DOUBTFUL_BGR).all(axis=1)
+    assert grey.any() and not grey.all()
+    assert (drawn[40:60, 215:225] == 0).all()  # inside stays the photo
+    clean = pipeline.annotate(photo, replace(reading, doubtful_boxes=()))
+    assert (clean[15:90, 195:250] == 0).all()
+    half = pipeline.annotate(photo, reading, scale=0.5)
+    assert (half[10, 100:121] == pipeline.DOUBTFUL_BGR).all(axis=1).any()

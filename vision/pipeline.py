@@ -9,7 +9,7 @@ costs only the inference.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
 
@@ -112,6 +112,8 @@ class SeenTiles:
     #: (margins, n, s, s, 3) uint8: each tile cut at every margin it is read at (vision.reader.crop_views).
     views: np.ndarray
     reading: CropReading
+    #: The detections left out as more likely not tiles (:func:`kept_as_tiles`).
+    dropped: Detections = field(default_factory=Detections.empty)
 
 
 def kept_as_tiles(confidences: np.ndarray, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB) -> np.ndarray:
@@ -135,7 +137,7 @@ def see_tiles(
     seen = read_views(views, reader)
     keep = kept_as_tiles(found.confidences, seen.tile_prob)
     reading = CropReading(seen.probs[keep], seen.tile_prob[keep], seen.embeddings[keep])
-    return SeenTiles(found[keep], views[:, keep], reading)
+    return SeenTiles(found[keep], views[:, keep], reading, found[np.setdiff1d(np.arange(len(found)), keep)])
 
 
 def read(
@@ -171,7 +173,8 @@ def read(
     samples = tuple(
         TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box) for tile, i in zip(reading.tiles, order)
     )
-    return replace(reading, samples=samples)
+    doubtful = tuple(tuple(float(v) for v in box) for box in seen.dropped.boxes)
+    return replace(reading, samples=samples, doubtful_boxes=doubtful)  # type: ignore[arg-type]
 
 
 def warm_up() -> None:
@@ -205,8 +208,23 @@ def tile_colour(tile: ReadTile) -> tuple[int, int, int]:
     return _SURE
 
 
+#: Colour (BGR) of the dashed boxes of detections left out as more likely not tiles.
+DOUBTFUL_BGR = (200, 200, 200)
+
+
+def _dashed_rectangle(canvas: np.ndarray, box: tuple[int, ...], colour: tuple[int, int, int], thickness: int) -> None:
+    x1, y1, x2, y2 = box
+    dash = max(4, 4 * thickness)
+    for a, b, fixed, horizontal in ((x1, x2, y1, True), (x1, x2, y2, True), (y1, y2, x1, False), (y1, y2, x2, False)):
+        for start in range(a, b, 2 * dash):
+            end = min(start + dash, b)
+            p, q = ((start, fixed), (end, fixed)) if horizontal else ((fixed, start), (fixed, end))
+            cv2.line(canvas, p, q, colour, thickness)
+
+
 def annotate(image: ImageSource, reading: Reading, scale: float = 1.0) -> np.ndarray:
-    """A copy of the photo with each tile's box and name (short notation and confidence).
+    """A copy of the photo with each tile's box and name (short notation and confidence), and the
+    boxes left out as more likely not tiles dashed in light grey (:attr:`Reading.doubtful_boxes`).
 
     ``scale`` < 1 draws on the photo scaled down first (a preview for a screen: drawing on the
     full 12 MP photo and then shrinking it costs more and leaves the names thin).
@@ -218,6 +236,8 @@ def annotate(image: ImageSource, reading: Reading, scale: float = 1.0) -> np.nda
     height, width = canvas.shape[:2]
     thickness = max(1, round(max(height, width) / 600))
     font_scale = max(0.4, max(height, width) / 1600)
+    for box in reading.doubtful_boxes:
+        _dashed_rectangle(canvas, tuple(int(round(v * scale)) for v in box), DOUBTFUL_BGR, thickness)
     for tile in reading.tiles:
         x1, y1, x2, y2 = (int(round(v * scale)) for v in tile.box)
         colour = tile_colour(tile)

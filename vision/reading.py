@@ -176,11 +176,16 @@ class Reading:
     #: Per tile (same order), its crops and the reader's embedding: what a correction teaches a
     #: tile profile (:mod:`vision.profiles`). Not part of the JSON; () when not kept.
     samples: tuple[TileSample, ...] = field(default=(), compare=False, repr=False)
+    #: Boxes the detector found that were left out as more likely not tiles (x1, y1, x2, y2, photo
+    #: pixels): shown dashed on the photo, so that a real tile among them is added by the player.
+    doubtful_boxes: tuple[tuple[float, float, float, float], ...] = ()
 
     def __post_init__(self) -> None:
         positions = [i for meld in self.melds for i in meld]
         if any(not 0 <= i < len(self.tiles) for i in positions) or len(set(positions)) != len(positions):
             raise ReadingFormatError("melds must use each tile position at most once")
+        if any(len(box) != 4 for box in self.doubtful_boxes):
+            raise ReadingFormatError("a doubtful box has four numbers (x1, y1, x2, y2)")
 
     def table_melds(self) -> tuple[tuple[Tile, ...], ...]:
         """The melds as tiles, in table order (what the solver's position takes)."""
@@ -201,6 +206,7 @@ class Reading:
             "melds": [[self.tiles[i].tile.name for i in meld] for meld in self.melds],
             "meld_tiles": [list(meld) for meld in self.melds],
             "problems": [p.to_json(lang) for p in self.problems],
+            "doubtful_boxes": [[round(float(v), 1) for v in box] for box in self.doubtful_boxes],
         }
 
     @staticmethod
@@ -214,6 +220,7 @@ class Reading:
             problems = tuple(ReadingProblem.from_json(p) for p in data.get("problems", ()))
             kind = ReadingKind(data.get("kind", ReadingKind.TABLE.value))
             size = tuple(int(v) for v in data.get("image_size", (0, 0)))
+            doubtful = tuple(tuple(float(v) for v in box) for box in data.get("doubtful_boxes", ()))
         except (TypeError, ValueError) as error:
             if isinstance(error, ReadingFormatError):
                 raise
@@ -225,4 +232,4 @@ class Reading:
         ) else None
         if "melds" in data and names is not None and [list(m) for m in data["melds"]] != names:
             raise ReadingFormatError("'melds' and 'meld_tiles' disagree")
-        return Reading(tiles, melds, problems, kind, size)  # type: ignore[arg-type]
+        return Reading(tiles, melds, problems, kind, size, doubtful_boxes=doubtful)  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ from app import components as ui
 from app import session
 from app.codec import describe_outcome, score_sheet_csv
 from app.photo_reading import PhotoError
-from app.photos import read_ahead, read_upload
+from app.photos import doubtful_note, read_ahead, read_upload
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
 from solver.explain import notation_error_text
@@ -149,13 +149,15 @@ for i, player in enumerate(game.players):
                 if not chips:
                     st.warning(tr("No tiles found on the photo. Type them instead.", lang))
                 else:
-                    st.session_state[f"{form}_read_{i}_result"] = (reading.annotated_jpeg, tuple(chips))
+                    st.session_state[f"{form}_read_{i}_result"] = (reading.annotated_jpeg, tuple(chips), reading.doubtful)
                     st.session_state[f"{form}_read_{i}_fresh"] = True
                     st.rerun()
         if read:
             st.image(read[0], width="stretch")
             ui.show_html(ui.row_html(tr("Read", lang), [ui.reading_chip_html(c, lang) for c in read[1]]))
             st.caption(tr("Check the tiles above against the photo and fix the typed line if needed.", lang))
+            if (note := doubtful_note(read[2], lang)) is not None:
+                st.caption(note)
         if ASK_UNMELDED:
             st.session_state.setdefault(f"{form}_unmelded_{i}", False)
             unmelded = st.checkbox(
