@@ -198,3 +198,28 @@ def test_training_builders_never_render_a_held_out_edition(monkeypatch, tmp_path
         synthetic_crop(Tile(Colour.RED, 5), np.random.default_rng(0), 32, [], e, 20, FONT_SHAPE)  # the font stage's crops
     assert seen and not seen & HELD_OUT
     assert len(seen) >= 3  # several editions were really drawn
+
+
+def _median_tile_px(scene) -> float:
+    return float(np.median([max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in scene.tiles]))
+
+
+def test_a_table_can_be_drawn_with_tiles_of_a_given_size():
+    """tile_px sets a table's tile height on the plane; None keeps the generator's own draw."""
+    small = compose_scene(np.random.default_rng(3), 1600, 1200, "table", tile_px=50)
+    big = compose_scene(np.random.default_rng(3), 1600, 1200, "table", tile_px=100)
+    assert 1.6 < _median_tile_px(big) / _median_tile_px(small) < 2.4
+    drawn = compose_scene(np.random.default_rng(3), 1600, 1200, "table")
+    assert np.array_equal(drawn.image, compose_scene(np.random.default_rng(3), 1600, 1200, "table", tile_px=None).image)
+
+
+def test_a_recipe_can_draw_phone_sized_photos_with_tiles_a_share_of_the_frame():
+    recipe = SceneRecipe(kinds=(("table", 1.0),), photo_sizes=((1600, 1200),), table_tile_share=(1 / 20, 1 / 20))
+    scene = recipe.compose(np.random.default_rng(4))
+    assert scene.image.shape[:2] == (1200, 1600)
+    assert 0.5 * 80 < _median_tile_px(scene) < 1.4 * 80  # 1600 / 20 on the plane, seen in perspective
+    # a recipe without them draws as before: kind, distractor count, then the scene
+    plain = SceneRecipe(kinds=(("table", 1.0),)).compose(np.random.default_rng(4))
+    rng = np.random.default_rng(4)
+    rng.choice(1, p=[1.0]), rng.integers(0, 1)
+    assert np.array_equal(plain.image, compose_scene(rng, None, None, "table", (edition("assorted"),), 0).image)

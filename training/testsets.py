@@ -44,6 +44,18 @@ TEST_SETS: tuple[TestSet, ...] = (
         40,
         9001,
     ),
+    # The held-out editions as a phone sends them: 12 MP photos (close-ups 16:9, 9 MP), a table's
+    # tiles 1/40 to 1/15 of the longer side (the range for tables; racks, close-ups and
+    # grids size their tiles by the frame). The set above draws 480-1280 px photos, where 60 % of
+    # the tiles are under 40 px: a harder, smaller-tile test of the same editions.
+    TestSet(
+        "held-out-phone",
+        SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), editions=_HELD_OUT,
+                    distractors=(0, 2), closeup_sizes=((4000, 2250), (4000, 2250), (2250, 4000)),
+                    photo_sizes=((4000, 3000), (3000, 4000)), table_tile_share=(1 / 40, 1 / 15)),
+        20,
+        9004,
+    ),
     TestSet("closeup-racks", SceneRecipe(kinds=(("closeup", 1.0),), editions=_TRAINING, distractors=(0, 2)), 30, 9002),
     TestSet(
         "distractors",

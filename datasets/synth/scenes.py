@@ -144,8 +144,11 @@ def _meld_angle(rng: np.random.Generator, style: str) -> float:
     return base + float(rng.normal(0, 6 if style == "tidy" else 20))
 
 
-def _table_layout(rng: np.random.Generator, wp: int, hp: int, edition: Edition = ASSORTED) -> list[_Placement]:
-    tile_h = float(np.exp(rng.uniform(np.log(20), np.log(150))))
+def _table_layout(
+    rng: np.random.Generator, wp: int, hp: int, edition: Edition = ASSORTED, tile_px: float | None = None
+) -> list[_Placement]:
+    drawn = float(np.exp(rng.uniform(np.log(20), np.log(150))))  # drawn even when given: seeds keep their scenes
+    tile_h = drawn if tile_px is None else float(tile_px)
     style = str(rng.choice(["tidy", "messy", "any"], p=[0.5, 0.3, 0.2]))
     occupancy = np.zeros((hp // 4 + 1, wp // 4 + 1), np.uint8)
     placements: list[_Placement] = []
@@ -397,8 +400,13 @@ def compose_scene(
     kind: str | None = None,
     editions: tuple[Edition, ...] = (ASSORTED,),
     distractors: int = 0,
+    tile_px: float | None = None,
 ) -> Scene:
-    """Render one labelled photo of one of ``editions`` with ``distractors`` non-tiles. Same ``rng``, same scene."""
+    """Render one labelled photo of one of ``editions`` with ``distractors`` non-tiles. Same ``rng``, same scene.
+
+    ``tile_px`` is the height of a table's tiles on the plane, in pixels (default: drawn, 20-150 px
+    whatever the photo's size); racks, close-ups and grids size their tiles by the frame and ignore it.
+    """
     if kind is None:
         kind = "table" if rng.random() < 0.75 else "rack"
     if kind not in SCENE_KINDS:
@@ -417,7 +425,7 @@ def compose_scene(
     canvas = background(rng, wp, hp)
     add_clutter(canvas, rng, int(rng.integers(0, 5)))
     if kind == "table":
-        placements = _table_layout(rng, wp, hp, edition)
+        placements = _table_layout(rng, wp, hp, edition, tile_px)
     elif kind == "closeup":
         placements = _closeup_layout(rng, wp, hp, canvas, edition)
     elif kind == "grid":

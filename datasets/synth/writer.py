@@ -46,6 +46,11 @@ class SceneRecipe:
     distractors: tuple[int, int] = (0, 0)  # inclusive range per photo
     #: (width, height) of close-up photos: a phone's 16:9 frame, landscape or portrait.
     closeup_sizes: tuple[tuple[int, int], ...] = ((1280, 720), (1280, 720), (720, 1280))
+    #: (width, height) of the other photos, one drawn per photo; empty: the generator's own sizes.
+    photo_sizes: tuple[tuple[int, int], ...] = ()
+    #: A table's tile height as a share of the photo's longer side, drawn log-uniformly in this
+    #: range (as a phone photo of a table shows them); None: the generator's 20-150 px.
+    table_tile_share: tuple[float, float] | None = None
 
     def uses_held_out(self) -> bool:
         return any(name in HELD_OUT for name in self.editions)
@@ -58,8 +63,17 @@ class SceneRecipe:
         if kind == "closeup" and width is None:
             width, height = self.closeup_sizes[int(rng.integers(0, len(self.closeup_sizes)))]
         low, high = self.distractors
+        distractors = int(rng.integers(low, high + 1))
+        # drawn only by recipes that set them, after the draws above: other recipes keep their scenes
+        if self.photo_sizes and width is None:
+            width, height = self.photo_sizes[int(rng.integers(0, len(self.photo_sizes)))]
+        tile_px = None
+        if self.table_tile_share is not None:
+            share = float(np.exp(rng.uniform(*np.log(self.table_tile_share))))
+            if width is not None and height is not None:
+                tile_px = share * max(width, height)
         return compose_scene(
-            rng, width, height, kind, tuple(edition(n) for n in self.editions), int(rng.integers(low, high + 1))
+            rng, width, height, kind, tuple(edition(n) for n in self.editions), distractors, tile_px=tile_px
         )
 
 
