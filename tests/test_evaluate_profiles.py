@@ -65,3 +65,15 @@ def test_the_class_read_wrong_most_often_and_its_misreads_are_counted():
     assert ep.worst_class([_photo([r5], [r5])], None) == (None, 0)
     scored = ep.score(photos, lambda probs, embeddings: probs)
     assert scored["detected"] == 1.0 and scored["decoded_accuracy"] == pytest.approx(2 / 5)
+
+
+@needs_fonts(edition("us-teal"))
+def test_test_photos_can_be_drawn_as_another_held_out_set_draws_them():
+    """--test-set: the photos follow that set's recipe (here its sizes, made small to be quick)."""
+    from dataclasses import replace
+
+    assert set(ep.HELD_OUT_SETS) == {"held-out-editions", "held-out-phone"}
+    phone = replace(ep.HELD_OUT_SETS["held-out-phone"], photo_sizes=((800, 600),), closeup_sizes=((800, 450),))
+    rng = np.random.default_rng(5)
+    shapes = {ep.test_scene(edition("us-teal"), rng, recipe=phone).image.shape[:2] for _ in range(4)}
+    assert shapes <= {(600, 800), (450, 800)} and shapes

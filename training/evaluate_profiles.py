@@ -1,7 +1,7 @@
 """How much a calibration profile helps, measured (a script, not a test)::
 
     python -m training.evaluate_profiles [--photos 10] [--seed 1] [--editions NAME ...] [--data PATH]
-                                         [--skip-real] [--skip-synthetic] [--json OUT.json]
+                                         [--skip-real] [--skip-synthetic] [--test-set NAME] [--json OUT.json]
 
 1. **Held-out editions** (:data:`datasets.synth.editions.HELD_OUT_EDITIONS`, kept out of all
    training; ``--editions`` takes any of the catalogue). Per edition, one calibration photo of its
@@ -9,7 +9,7 @@
    surface) is paired with the layout (:func:`vision.calibration.collect_samples`; a photo the app
    refuses is taken again, and reported), and ``--photos`` test photos of the edition drawn as the
    held-out test set draws them (:data:`HELD_OUT_RECIPE`: tables, racks, close-ups, grids, up to
-   two distractors) are read end to end, tables and grids as tables, racks and close-ups as racks:
+   two distractors; ``--test-set held-out-phone``: as that set draws them, 12 MP) are read end to end, tables and grids as tables, racks and close-ups as racks:
    tile precision / recall / F1 of the decoded reading against the labels, photos read exactly,
    the share of labelled tiles the detector found, and of those, the share read right (decoded,
    and by the classifier alone) - without a profile and with each adaptation method
@@ -46,6 +46,7 @@ import numpy as np
 from datasets.synth.editions import HELD_OUT_EDITIONS, Edition, edition
 from datasets.synth.rows import lay_out_rows
 from datasets.synth.scenes import Scene
+from datasets.synth.writer import SceneRecipe
 from solver.rules import STANDARD
 from solver.tiles import NUM_KINDS, Tile
 from training.testsets import TEST_SETS
@@ -56,7 +57,8 @@ from vision.profiles import TEMPERATURE, WEIGHT, TileProfile, TileSample
 
 Adapter = Callable[[np.ndarray, np.ndarray], np.ndarray]
 #: What the photos of the held-out test set show (their kinds and distractors), for one edition at a time.
-HELD_OUT_RECIPE = next(t.recipe for t in TEST_SETS if t.name == "held-out-editions")
+HELD_OUT_SETS = {t.name: t.recipe for t in TEST_SETS if t.recipe.uses_held_out()}
+HELD_OUT_RECIPE = HELD_OUT_SETS["held-out-editions"]
 #: IoU at which a detection counts as a labelled tile.
 MATCH_IOU = 0.5
 
@@ -257,10 +259,12 @@ def _scene_photo(scene: Scene) -> SeenPhoto:
     return see_photo(scene.image, boxes, [t.tile.index for t in scene.tiles], reading_kind(scene))
 
 
-def test_scene(kind: Edition, rng: np.random.Generator, holding: Tile | None = None) -> Scene:
-    """A photo of the edition ``kind`` as the held-out test set draws them (tables, racks, close-ups,
-    grids; up to two distractors), or the first such photo that shows a tile ``holding``."""
-    recipe = replace(HELD_OUT_RECIPE, editions=(kind.name,))
+def test_scene(
+    kind: Edition, rng: np.random.Generator, holding: Tile | None = None, recipe: SceneRecipe = HELD_OUT_RECIPE
+) -> Scene:
+    """A photo of the edition ``kind`` as ``recipe`` (a held-out test set's) draws them (tables, racks,
+    close-ups, grids; up to two distractors), or the first such photo that shows a tile ``holding``."""
+    recipe = replace(recipe, editions=(kind.name,))
     while True:
         scene = recipe.compose(rng)
         if holding is None or any(t.tile == holding for t in scene.tiles):
@@ -333,7 +337,7 @@ def worst_class(photos: Sequence[SeenPhoto], profile: TileProfile | None) -> tup
 
 def corrections_needed(
     kind: Edition, calibration: Sequence[TileSample], photos: Sequence[SeenPhoto], rng: np.random.Generator,
-    new_photos: int = 4, limit: int = 8,
+    new_photos: int = 4, limit: int = 8, recipe: SceneRecipe = HELD_OUT_RECIPE,
 ) -> dict:
     """How many Play-page corrections fix a class the reader keeps getting wrong, on new photos.
 
@@ -362,7 +366,7 @@ def corrections_needed(
             return {"class": None, "corrections": 0}
         base, chosen = [s for s in calibration if s.tile.index != target], "misread without a profile, left out of it"
     tile = Tile.from_index(target)
-    new = [_scene_photo(test_scene(kind, rng, tile)) for _ in range(new_photos)]
+    new = [_scene_photo(test_scene(kind, rng, tile, recipe)) for _ in range(new_photos)]
     with tempfile.TemporaryDirectory() as folder:
         profiles = ProfileStore(Path(folder))
         profiles.save("set", base, reader_fingerprint(load_reader()))
@@ -371,7 +375,7 @@ def corrections_needed(
         for _ in range(limit):
             if curve[-1][1] == 0:
                 break
-            scene = test_scene(kind, rng, tile)
+            scene = test_scene(kind, rng, tile, recipe)
             reading = vision.read(scene.image, reading_kind(scene), profile=profile)
             changed = [((reading_kind(scene), i), tile) for i in _misread_in(reading, scene, target)]
             if teach_profile(profiles, "set", {reading_kind(scene): reading.samples}, changed) is not None:
@@ -386,11 +390,11 @@ def corrections_needed(
     }
 
 
-def synthetic_experiment(kind: Edition, seed: int, count: int) -> dict:
+def synthetic_experiment(kind: Edition, seed: int, count: int, recipe: SceneRecipe = HELD_OUT_RECIPE) -> dict:
     rng = np.random.default_rng(seed)
     samples, seconds, refused = calibrate(kind, rng)
     second, _, refused_second = calibrate(kind, rng)
-    photos = [_scene_photo(test_scene(kind, rng)) for _ in range(count)]
+    photos = [_scene_photo(test_scene(kind, rng, recipe=recipe)) for _ in range(count)]
     compared = methods(samples, augmented(samples, rng))
     compared["gated mix, two calibration photos"] = TileProfile.from_samples("two", samples + second).adapt
     return {
@@ -398,7 +402,7 @@ def synthetic_experiment(kind: Edition, seed: int, count: int) -> dict:
         "calibration_seconds": round(seconds, 2),
         "calibration_photos_refused": refused + refused_second,
         "methods": {name: score(photos, adapt) for name, adapt in compared.items()},
-        "corrections": corrections_needed(kind, samples, photos, rng),
+        "corrections": corrections_needed(kind, samples, photos, rng, recipe=recipe),
     }
 
 
@@ -484,11 +488,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--skip-synthetic", action="store_true", help="skip the synthetic editions")
     parser.add_argument("--editions", nargs="*", type=edition, default=list(HELD_OUT_EDITIONS),
                         help="editions of datasets.synth.editions (default: the held-out ones)")
+    parser.add_argument("--test-set", choices=sorted(HELD_OUT_SETS), default="held-out-editions",
+                        help="draw the test photos as this held-out test set does (held-out-phone: 12 MP)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
     args = parser.parse_args(argv)
-    report: dict = {"synthetic": []}
+    report: dict = {"synthetic": [], "test_set": args.test_set}
     for kind in [] if args.skip_synthetic else args.editions:
-        result = synthetic_experiment(kind, args.seed * 100 + _edition_number(kind), args.photos)
+        result = synthetic_experiment(kind, args.seed * 100 + _edition_number(kind), args.photos, HELD_OUT_SETS[args.test_set])
         report["synthetic"].append(result)
         print(f"{kind.name}: calibration {result['calibration_seconds']} s, photos refused first: "
               f"{result['calibration_photos_refused']}; corrections {result['corrections']}")
