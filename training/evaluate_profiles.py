@@ -9,7 +9,8 @@
    surface) is paired with the layout (:func:`vision.calibration.collect_samples`; a photo the app
    refuses is taken again, and reported), and ``--photos`` test photos of the edition drawn as the
    held-out test set draws them (:data:`HELD_OUT_RECIPE`: tables, racks, close-ups, grids, up to
-   two distractors; ``--test-set held-out-phone``: as that set draws them, 12 MP) are read end to end, tables and grids as tables, racks and close-ups as racks:
+   two distractors; ``--test-set held-out-phone``: as that set draws them, 12 MP) are read end to
+   end, tables and grids as tables, racks and close-ups as racks:
    tile precision / recall / F1 of the decoded reading against the labels, photos read exactly,
    the share of labelled tiles the detector found, and of those, the share read right (decoded,
    and by the classifier alone) - without a profile and with each adaptation method
