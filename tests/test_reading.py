@@ -187,8 +187,8 @@ def test_a_box_is_kept_as_a_tile_when_detector_and_reader_together_call_it_one()
     tile_prob = np.array([0.95, 0.5, 0.8, 1.0, MIN_TILE_PROB])
     # 0.855 kept; 0.45 (the reader doubts) dropped; 0.48 (both half sure) dropped; 0.45 (the detector
     # doubts) dropped; exactly the threshold kept
-    assert kept_as_tiles(confidences, tile_prob).tolist() == [0, 4]
-    assert kept_as_tiles(confidences, tile_prob, min_prob=0.0).tolist() == [0, 1, 2, 3, 4]
+    assert kept_as_tiles(confidences, tile_prob).tolist() == [True, False, False, False, True]
+    assert kept_as_tiles(confidences, tile_prob, min_prob=0.0).tolist() == [True] * 5
     assert kept_as_tiles(np.zeros(0), np.zeros(0)).tolist() == []
     with pytest.raises(ValueError, match="confidences"):
         kept_as_tiles(confidences, tile_prob[:2])

@@ -117,11 +117,11 @@ class SeenTiles:
 
 
 def kept_as_tiles(confidences: np.ndarray, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB) -> np.ndarray:
-    """Indices of the detections kept as tiles: detector confidence x the reader's P(tile) >= ``min_prob``."""
+    """Mask of the detections kept as tiles: detector confidence x the reader's P(tile) >= ``min_prob``."""
     confidences, tile_prob = np.asarray(confidences, np.float64), np.asarray(tile_prob, np.float64)
     if confidences.shape != tile_prob.shape:
         raise ValueError(f"{confidences.shape} detector confidences for {tile_prob.shape} tile probabilities")
-    return np.flatnonzero(confidences * tile_prob >= min_prob)
+    return confidences * tile_prob >= min_prob
 
 
 def see_tiles(
@@ -137,7 +137,7 @@ def see_tiles(
     seen = read_views(views, reader)
     keep = kept_as_tiles(found.confidences, seen.tile_prob)
     reading = CropReading(seen.probs[keep], seen.tile_prob[keep], seen.embeddings[keep])
-    return SeenTiles(found[keep], views[:, keep], reading, found[np.setdiff1d(np.arange(len(found)), keep)])
+    return SeenTiles(found[keep], views[:, keep], reading, found[~keep])
 
 
 def read(
