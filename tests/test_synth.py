@@ -104,6 +104,31 @@ def test_scene_is_deterministic_and_tiles_are_where_labels_say():
             assert np.allclose(tile.box, [*tile.corners.min(axis=0), *tile.corners.max(axis=0)], atol=0.01)
 
 
+def test_a_tile_laid_over_another_hides_its_number():
+    """number_visible follows paint order: the tile painted later hides the number area below it."""
+    from datasets.synth.scenes import _number_corners, _paint, _Placement
+
+    patch = np.full((40, 30, 4), 255, np.uint8)
+    below = _Placement(patch, np.array([[1, 0, 10], [0, 1, 30]], np.float32), Tile(Colour.RED, 5), 0)
+    # The second tile covers the first one's upper half (its number): y 12-52 over y 30-70.
+    above = _Placement(patch, np.array([[1, 0, 10], [0, 1, 12]], np.float32), Tile(Colour.BLUE, 7), 1)
+    canvas = np.zeros((80, 60, 3), np.uint8)
+    ids, numbers = _paint(canvas, [below, above], np.random.default_rng(0))
+    area = cv2.contourArea(_number_corners(patch))
+    assert np.count_nonzero(numbers == 1) < 0.05 * area  # the first tile's number is under the second
+    assert np.count_nonzero(numbers == 2) == pytest.approx(area, rel=0.15)
+    assert np.count_nonzero(ids == 1) > 0.3 * 40 * 30  # while its lower part still shows
+    alone = _paint(canvas.copy(), [below], np.random.default_rng(0))[1]
+    assert np.count_nonzero(alone == 1) == pytest.approx(area, rel=0.15)
+
+
+def test_whole_tiles_show_their_whole_number():
+    scene = compose_scene(np.random.default_rng(21), 480, 360, "table")
+    whole = [t for t in scene.tiles if t.visible == 1.0]
+    assert whole and all(t.number_visible > 0.9 for t in whole)
+    assert all(0.0 <= t.number_visible <= 1.0 for t in scene.tiles)
+
+
 def test_scene_rejects_unknown_kind():
     with pytest.raises(ValueError, match="unknown scene kind"):
         compose_scene(np.random.default_rng(0), kind="floor")
@@ -123,6 +148,7 @@ def test_cli_writes_a_yolo_dataset(tmp_path, capsys):
         assert all(0.0 <= float(v) <= 1.0 for line in labels for v in line[1:])
         assert [int(t[0]) for t in tiles] == [t["real_class"] for t in meta["tiles"]]
         assert [line[1:] for line in labels] == [t[1:] for t in tiles]
+        assert all(0.0 <= t["number_visible"] <= 1.0 for t in meta["tiles"])
     assert "nc: 1" in (tmp_path / "data.yaml").read_text()
     # Same seed, same first image bytes (image i depends only on seed and i).
     again = tmp_path / "again"

@@ -155,6 +155,34 @@ def test_score_photo_counts_misreads_phantoms_and_flags():
     assert totals["errors"] == {ErrorKind.NUMBER: 1, ErrorKind.NON_TILE: 1}
 
 
+def test_tiles_with_their_number_hidden_are_neither_to_read_nor_phantoms(tmp_path):
+    """A test tile whose number area is mostly hidden is a box in ``hidden``: a reading on it
+    counts neither way, while a reading on nothing is still a phantom."""
+    import json
+
+    from training.evaluate_suite import MIN_NUMBER_VISIBLE, PhotoReading, load_testset, new_totals, score_photo
+
+    (tmp_path / "meta").mkdir()
+    tiles = [
+        {"index": 3, "box": [0, 0, 10, 14], "number_visible": 1.0},
+        {"index": 7, "box": [20, 0, 30, 14], "number_visible": MIN_NUMBER_VISIBLE - 0.01},
+        {"index": 9, "box": [40, 0, 50, 14]},  # written before number_visible: readable
+    ]
+    meta = {"image": "images/p.jpg", "kind": "table", "tiles": tiles, "distractors": []}
+    (tmp_path / "meta" / "p.json").write_text(json.dumps(meta))
+    (photo,) = load_testset(tmp_path)
+    assert photo.labels == (3, 9) and photo.hidden.tolist() == [[20, 0, 30, 14]]
+    boxes = np.array([[0, 0, 10, 14], [20, 0, 30, 14], [40, 0, 50, 14], [60, 0, 70, 14]], np.float32)
+    reading = PhotoReading(boxes, (3, 8, 9, 26), (False,) * 4, (0.9,) * 4, np.zeros(4), np.zeros((0, 4), np.float32))
+    totals = new_totals()
+    misreads = score_photo(photo, reading, (100, 200), totals)
+    assert (totals["hits"], totals["read"], totals["truth"]) == (2, 3, 2)  # the tile on the hidden one left out
+    assert (totals["hidden"], totals["hidden_read"], totals["non_tiles_read"]) == (1, 1, 1)
+    from solver.tiles import Tile
+
+    assert misreads["phantoms"] == [Tile.from_index(26).name]
+
+
 def test_the_evaluation_drops_boxes_as_the_pipeline_does():
     """decide_photo keeps a box when detector confidence x (1 - not-tile) >= 0.5, like vision.see_tiles."""
     from training.evaluate_suite import SeenPhoto, decide_photo

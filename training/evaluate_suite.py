@@ -23,7 +23,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -44,6 +44,11 @@ from vision.pipeline import MIN_TILE_PROB, kept_as_tiles
 SCALE_BANDS = ((0.0, 1 / 20, "< 1/20"), (1 / 20, 1 / 8, "1/20-1/8"), (1 / 8, 1.01, ">= 1/8"))
 #: A detection matches a labelled tile at this IoU for the IoU and reliability figures.
 MATCH_IOU = 0.3
+#: A synthetic tile counts as readable, so as one to read, when at least this share of its number
+#: area is in view (``number_visible`` of :class:`datasets.synth.scenes.PlacedTile`). One whose
+#: number is hidden behind another tile or the frame is there but unreadable, as in a real photo:
+#: reading it is neither required nor a phantom (:func:`without_hidden`).
+MIN_NUMBER_VISIBLE = 0.7
 REAL_VALIDATION = "real-validation"
 
 __all__ = ["TestPhoto", "load_testset", "real_validation", "PhotoReading", "read_photo", "evaluate_set", "main"]
@@ -57,18 +62,22 @@ class TestPhoto:
     labels: tuple[int, ...]  # tile indices
     kind: str  # how a user would read it: "table" or "rack"
     distractors: np.ndarray  # (m, 4) non-tiles in view
+    #: (k, 4) tiles in view whose number is hidden (:data:`MIN_NUMBER_VISIBLE`): not to be read.
+    hidden: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
 
 
 def load_testset(folder: Path) -> list[TestPhoto]:
-    """The photos of a set written by :mod:`training.testsets`, from their ``meta/*.json``."""
+    """The photos of a set written by :mod:`training.testsets`, from their ``meta/*.json``. A tile
+    whose number is hidden is not a tile to read but a box in ``hidden``."""
     photos = []
     for meta_path in sorted((Path(folder) / "meta").glob("*.json")):
         meta = json.loads(meta_path.read_text())
-        boxes = np.array([t["box"] for t in meta["tiles"]], np.float32).reshape(-1, 4)
+        readable = [t for t in meta["tiles"] if t.get("number_visible", 1.0) >= MIN_NUMBER_VISIBLE]
+        hidden = [t["box"] for t in meta["tiles"] if t.get("number_visible", 1.0) < MIN_NUMBER_VISIBLE]
         photos.append(TestPhoto(
-            meta_path.stem, Path(folder) / meta["image"], boxes, tuple(int(t["index"]) for t in meta["tiles"]),
-            "rack" if meta["kind"] in ("rack", "closeup") else "table",
-            np.array(meta.get("distractors", []), np.float32).reshape(-1, 4),
+            meta_path.stem, Path(folder) / meta["image"], np.array([t["box"] for t in readable], np.float32).reshape(-1, 4),
+            tuple(int(t["index"]) for t in readable), "rack" if meta["kind"] in ("rack", "closeup") else "table",
+            np.array(meta.get("distractors", []), np.float32).reshape(-1, 4), np.array(hidden, np.float32).reshape(-1, 4),
         ))
     if not photos:
         raise FileNotFoundError(f"no test photos in {folder}: write them with python -m training.testsets")
@@ -229,8 +238,29 @@ def scale_band(box: np.ndarray, longer_side: int) -> str:
     return next(name for low, high, name in SCALE_BANDS if low <= share < high)
 
 
+def without_hidden(photo: TestPhoto, reading: PhotoReading) -> tuple[PhotoReading, int]:
+    """``reading`` without the tiles read on a hidden tile's box (IoU >= :data:`MATCH_IOU`) that
+    match no readable one, and how many there were."""
+    if not len(photo.hidden) or not len(reading.boxes):
+        return reading, 0
+    found = Detections(reading.boxes, np.ones(len(reading.boxes), np.float32))
+    matched = set(match(found, photo.boxes, MATCH_IOU))
+    on_hidden = box_iou(reading.boxes, photo.hidden).max(axis=1) >= MATCH_IOU
+    keep = np.array([i in matched or not on_hidden[i] for i in range(len(reading.boxes))])
+    pick = lambda values: tuple(v for v, k in zip(values, keep) if k)  # noqa: E731
+    kept = PhotoReading(
+        reading.boxes[keep], pick(reading.labels), pick(reading.uncertain), pick(reading.confidence),
+        reading.not_tile[keep], reading.dropped_boxes,
+    )
+    return kept, int((~keep).sum())
+
+
 def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int], totals: dict) -> dict:
-    """Add one photo's figures to ``totals``; return its misreads."""
+    """Add one photo's figures to ``totals``; return its misreads. Tiles read on a hidden tile
+    count neither way (:func:`without_hidden`)."""
+    reading, on_hidden = without_hidden(photo, reading)
+    totals["hidden_read"] += on_hidden
+    totals["hidden"] += len(photo.hidden)
     tp, n_read, n_true = multiset_scores(reading.labels, photo.labels)
     totals["hits"] += tp
     totals["read"] += n_read
@@ -271,6 +301,7 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
 def new_totals() -> dict:
     """The running sums :func:`score_photo` adds to."""
     return {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0, "distractors_read": 0,
+            "hidden": 0, "hidden_read": 0,
             "ious": {}, "reliability": Reliability(), "outcomes": [], "errors": Counter(),
             "by_size": {name: Counter() for _, _, name in TILE_SIZE_BANDS}, "size_tiles": Counter()}
 
@@ -310,6 +341,9 @@ def evaluate_set(
         "distractors_in_view": distractors,
         "distractors_read_as_tiles": totals["distractors_read"],
         "boxes_dropped_as_not_tiles": totals["dropped"],
+        #: Tiles in view whose number is hidden (not counted), and how many of them were read anyway.
+        "hidden_tiles": totals["hidden"],
+        "hidden_tiles_read": totals["hidden_read"],
         "reliability": totals["reliability"].as_dict(),
         "errors": errors,
         "error_kinds": {kind.value: totals["errors"][kind] for kind in ErrorKind},
@@ -332,7 +366,8 @@ def summary(name: str, r: dict) -> str:
         "  box IoU of matched tiles (median / 5th pct, n): " + "; ".join(
             f"{band} {share(v['median'])} / {share(v['p5'])} ({v['n']})" for band, v in r["box_iou"].items()),
         f"  non-tiles read as tiles {r['non_tiles_read_as_tiles']} (distractors {r['distractors_read_as_tiles']} of "
-        f"{r['distractors_in_view']} in view); boxes dropped as not tiles {r['boxes_dropped_as_not_tiles']}",
+        f"{r['distractors_in_view']} in view); boxes dropped as not tiles {r['boxes_dropped_as_not_tiles']}; "
+        f"tiles with their number hidden (not counted) {r['hidden_tiles']}, read anyway {r['hidden_tiles_read']}",
         f"  flagged uncertain: wrong tiles {share(rel['wrong_flagged_share'])} of {rel['wrong']}, right tiles "
         f"{share(rel['right_flagged_share'])} of {rel['right']}",
         "  reliability: " + ", ".join(f"{b['confidence']} {share(b['accuracy'])} ({b['tiles']})" for b in rel["table"]),

@@ -4,7 +4,7 @@ API::
 
     compose_scene(rng, width=None, height=None, kind=None, editions=(ASSORTED,), distractors=0) -> Scene
     Scene(image, tiles: tuple[PlacedTile, ...], melds: tuple[tuple[int, ...], ...], kind, edition, distractors)
-    PlacedTile(tile, corners, box, visible)
+    PlacedTile(tile, corners, box, visible, number_visible)
     REAL_CLASS_NAMES, real_class_index(tile)   # the real dataset's 53-class order
 
 A scene is laid out on a flat "table plane" (melds of touching tiles in any orientation, loose
@@ -22,8 +22,9 @@ One scene shows one tile edition (drawn from ``editions``, see :mod:`datasets.sy
 Labels are exact: ``corners`` are the tile's four corners in image pixels in the tile's own
 upright order (top-left, top-right, bottom-right, bottom-left of the face as read), so a crop can
 be rectified; ``box`` is the corner polygon's extent clipped to the image; ``visible`` is the
-fraction of the tile not hidden by other tiles or the image border. Tiles less than
-``MIN_VISIBLE`` visible are not labelled. ``melds`` lists, per meld (table) or tier (rack), the
+fraction of the tile not hidden by other tiles or the image border, ``number_visible`` the same of
+the area its number lies in (:data:`datasets.synth.tiles.NUMBER_AREA`: a tile whose number is
+hidden is there, but no one can read it). Tiles less than ``MIN_VISIBLE`` visible are not labelled. ``melds`` lists, per meld (table) or tier (rack), the
 indices of its labelled tiles in reading order; a loose tile is a one-tile meld.
 """
 
@@ -38,7 +39,7 @@ from datasets.synth.backgrounds import add_clutter, background
 from datasets.synth.camera import photograph
 from datasets.synth.distractors import DISTRACTOR_KINDS, paint_distractor
 from datasets.synth.editions import ASSORTED, Edition
-from datasets.synth.tiles import render_tile
+from datasets.synth.tiles import NUMBER_AREA, render_tile
 from solver.tiles import ALL_NUMBERED, JOKER, Colour, Tile
 
 __all__ = [
@@ -77,6 +78,8 @@ class PlacedTile:
     corners: np.ndarray  # (4, 2) float32: upright face's TL, TR, BR, BL in image pixels
     box: tuple[float, float, float, float]  # x1, y1, x2, y2 in image pixels, clipped
     visible: float
+    #: Share of the tile's number area (:data:`NUMBER_AREA`) in view and not under another tile.
+    number_visible: float = 1.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -305,10 +308,21 @@ def _paint_distractors(
     return corners
 
 
-def _paint(canvas: np.ndarray, placements: list[_Placement], rng: np.random.Generator) -> np.ndarray:
-    """Paint shadows then tiles onto ``canvas``; return the id map (0 = no tile, i+1 = placement i)."""
+def _number_corners(patch: np.ndarray) -> np.ndarray:
+    """The corners of the patch's :data:`NUMBER_AREA`, in patch pixels (TL, TR, BR, BL)."""
+    h, w = patch.shape[:2]
+    x1, y1, x2, y2 = NUMBER_AREA
+    return np.array([[x1 * w, y1 * h], [x2 * w, y1 * h], [x2 * w, y2 * h], [x1 * w, y2 * h]], np.float32)
+
+
+def _paint(
+    canvas: np.ndarray, placements: list[_Placement], rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Paint shadows then tiles onto ``canvas``; return the id map (0 = no tile, i+1 = placement
+    i) and the same map of the tiles' number areas (a tile painted later hides both)."""
     h, w = canvas.shape[:2]
     ids = np.zeros((h, w), np.uint16)
+    number_ids = np.zeros((h, w), np.uint16)
     shadow = np.zeros((h, w), np.float32)
     windows: list[tuple[np.ndarray, int, int, int, int]] = []
     light = rng.normal(0, 1, 2)
@@ -334,6 +348,9 @@ def _paint(canvas: np.ndarray, placements: list[_Placement], rng: np.random.Gene
             )
         windows.append((warped, xa, ya, xb, yb))
         cv2.fillConvexPoly(ids, np.round(corners).astype(np.int32), index + 1)
+        cv2.fillConvexPoly(number_ids, np.round(corners).astype(np.int32), 0)
+        number = _apply_affine(placement.matrix, _number_corners(placement.patch))
+        cv2.fillConvexPoly(number_ids, np.round(number).astype(np.int32), index + 1)
     blur = max(1.0, float(np.median([p.patch.shape[0] for p in placements])) * 0.08) if placements else 1.0
     shadow = cv2.GaussianBlur(shadow, (0, 0), sigmaX=blur) * rng.uniform(0.25, 0.6)
     canvas[:] = np.clip(canvas.astype(np.float32) * (1 - shadow[..., None]), 0, 255).astype(np.uint8)
@@ -341,7 +358,7 @@ def _paint(canvas: np.ndarray, placements: list[_Placement], rng: np.random.Gene
         alpha = warped[..., 3:].astype(np.float32) / 255.0
         region = canvas[ya:yb, xa:xb].astype(np.float32)
         canvas[ya:yb, xa:xb] = (region * (1 - alpha) + warped[..., :3] * alpha).astype(np.uint8)
-    return ids
+    return ids, number_ids
 
 
 def _camera(rng: np.random.Generator, wp: int, hp: int, wo: int, ho: int, kind: str, quarter: int) -> np.ndarray:
@@ -443,7 +460,7 @@ def compose_scene(
     corners_plane = [_apply_affine(p.matrix, _patch_corners(p.patch)) for p in placements]
     groups = [p.group for p in placements]
     tiles = [p.tile for p in placements]
-    ids = _paint(canvas, placements, rng)
+    ids, number_ids = _paint(canvas, placements, rng)
 
     homography = _camera(rng, wp, hp, width, height, kind, quarter)
     image = cv2.warpPerspective(canvas, homography, (width, height), flags=cv2.INTER_LINEAR, borderValue=(0, 0, 0))
@@ -453,6 +470,9 @@ def compose_scene(
     image = np.where(covered[..., None] > 0, image, beyond)
     id_image = cv2.warpPerspective(ids, homography, (width, height), flags=cv2.INTER_NEAREST, borderValue=0)
     counts = np.bincount(id_image.ravel(), minlength=len(placements) + 1)
+    number_image = cv2.warpPerspective(number_ids, homography, (width, height), flags=cv2.INTER_NEAREST, borderValue=0)
+    number_counts = np.bincount(number_image.ravel(), minlength=len(placements) + 1)
+    numbers_plane = [_apply_affine(p.matrix, _number_corners(p.patch)) for p in placements]
     image = photograph(image, rng)
 
     placed: list[PlacedTile] = []
@@ -470,7 +490,11 @@ def compose_scene(
         if x2 - x1 < 3 or y2 - y1 < 3:
             continue
         index_of[i] = len(placed)
-        placed.append(PlacedTile(tiles[i], projected.astype(np.float32), (float(x1), float(y1), float(x2), float(y2)), visible))
+        number_area = abs(cv2.contourArea(cv2.perspectiveTransform(numbers_plane[i][None], homography)[0]))
+        number_visible = float(min(1.0, number_counts[i + 1] / max(number_area, 1.0)))
+        placed.append(PlacedTile(
+            tiles[i], projected.astype(np.float32), (float(x1), float(y1), float(x2), float(y2)), visible, number_visible,
+        ))
     melds: dict[int, list[int]] = {}
     for i, group in enumerate(groups):
         if i in index_of:

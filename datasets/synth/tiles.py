@@ -360,6 +360,13 @@ def _is_marked(number: int, edition: Edition) -> bool:
     return edition.marked is Marked.ALL or number in (6, 9)
 
 
+#: Where a tile's number (or joker face) lies on its upright face, as shares of the tile's width
+#: and height (x1, y1, x2, y2): the digit is centred at 27-35 % of the face's height, 27-38 % of it
+#: tall and at most 88 % of the width wide (:func:`_number_mask`). A scene says how much of this
+#: area shows, since a tile whose number is hidden cannot be read by anyone.
+NUMBER_AREA = (0.1, 0.08, 0.9, 0.55)
+
+
 def render_tile(
     tile: Tile | None, rng: np.random.Generator, height: int, edition: Edition = ASSORTED,
     font_shape: FontShape | None = None,

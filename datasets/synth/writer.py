@@ -123,6 +123,7 @@ def write_scene(scene: Scene, out: Path, name: str, jpeg_quality: int) -> None:
                 "corners": np.round(t.corners, 2).tolist(),
                 "box": [round(v, 2) for v in t.box],
                 "visible": round(t.visible, 3),
+                "number_visible": round(t.number_visible, 3),
             }
             for t in scene.tiles
         ],
