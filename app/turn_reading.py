@@ -31,11 +31,13 @@ MARGIN_PX = 6
 
 @dataclass(frozen=True)
 class TableReading:
-    """Melds in table order, each tile's box (``()`` when typed), the annotated photo if any."""
+    """Melds in table order, each tile's box (``()`` when typed), the annotated photo if any, and
+    how many boxes it shows dashed (left out as more likely not tiles)."""
 
     melds: tuple[tuple[Tile, ...], ...]
     boxes: tuple[tuple[Box, ...], ...] = ()
     photo_jpeg: bytes | None = None
+    doubtful: int = 0
 
     @property
     def tile_count(self) -> int:
@@ -44,7 +46,8 @@ class TableReading:
 
 def from_photo(reading: PhotoReading) -> TableReading:
     return TableReading(
-        tuple(tuple(chip.tile for chip in row) for row in reading.rows), reading.boxes, reading.annotated_jpeg
+        tuple(tuple(chip.tile for chip in row) for row in reading.rows), reading.boxes, reading.annotated_jpeg,
+        reading.doubtful,
     )
 
 

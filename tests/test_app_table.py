@@ -173,6 +173,36 @@ def test_from_photos_the_problem_tiles_are_framed_on_the_photos(monkeypatch):
     assert len(at.image) >= 2  # both photos, framed (the start one is also in the recorded expander)
 
 
+def test_the_dashed_boxes_on_a_turn_photo_are_explained_under_it(monkeypatch):
+    """A box left out as more likely not a tile is dashed on the photo; the Turn page says so
+    under the photo it is on, with the count, and says nothing under a photo without any."""
+    from dataclasses import replace
+
+    import vision
+
+    import app.photos
+    from app.photos import doubtful_note
+
+    def read(image, kind="table", rules=None, profile=None):
+        reading = fake_tables(image, kind, rules)
+        dark = int(np.asarray(image).mean()) < 100
+        return replace(reading, doubtful_boxes=((1.0, 1.0, 9.0, 9.0),) * (3 if dark else 0))
+
+    monkeypatch.setattr(vision, "read", read, raising=False)
+    monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.asarray(image).copy(), raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    at = turn_page()
+    at.file_uploader(key="turn_start_photo_upload").set_value(("start.png", photo(50), "image/png")).run()
+    at.button(key="turn_record").click().run()
+    at.file_uploader(key="turn_end_photo_upload").set_value(("end.png", photo(200), "image/png")).run()
+    at.button(key="turn_check").click().run()
+    assert not at.exception, at.exception
+    assert at.session_state[TURN_START].doubtful == 3
+    captions = texts(at.caption)
+    assert captions.count(doubtful_note(3, "en")) == 2  # in the recorded start, and the start framed
+    assert not any("Dashed boxes (0)" in c for c in captions)
+
+
 def test_highlight_frames_the_box_in_red():
     framed = highlight(photo(255), [(50.0, 20.0, 70.0, 40.0)])
     image = np.asarray(Image.open(io.BytesIO(framed)).convert("RGB"))

@@ -53,6 +53,18 @@ def test_study_reports_bias_spans_and_bands(tmp_path, monkeypatch):
     assert "spanning two tiles 0" in box_study.line("set", result)
 
 
+def test_a_box_on_a_tile_whose_number_is_hidden_counts_neither_way(tmp_path, monkeypatch):
+    image = tmp_path / "photo.png"
+    cv2.imwrite(str(image), np.zeros((100, 200, 3), np.uint8))
+    hidden = np.array([[40, 40, 60, 60]], np.float32)
+    photo = Photo("p", image, TILES, (0, 1), "rack", np.zeros((0, 4), np.float32), hidden)
+    boxes = np.array([[0, 0, 10, 20], [40, 40, 60, 60], [100, 40, 120, 60]], np.float32)  # a tile, the hidden one, nothing
+    monkeypatch.setattr("vision.detector.detect_tiles", lambda img, **kw: Detections(boxes, np.ones(3, np.float32)))
+    result = box_study.study_photos([photo], None, 640, "never")
+    assert (result["found"], result["tiles"]) == (2, 2)
+    assert result["precision"] == pytest.approx(1 / 2) and result["recall"] == pytest.approx(1 / 2)
+
+
 def test_a_missing_test_set_is_a_clear_error(tmp_path, capsys):
     assert box_study.main(["--testsets", str(tmp_path), "--sets", "closeup-racks"]) == 2
     assert "closeup-racks" in capsys.readouterr().err

@@ -25,7 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-from training.evaluate_suite import MATCH_IOU, REAL_VALIDATION, SCALE_BANDS, load_testset, real_validation, scale_band
+from training.evaluate_suite import (
+    MATCH_IOU, REAL_VALIDATION, SCALE_BANDS, load_testset, off_hidden, real_validation, scale_band,
+)
 from training.metrics import iou_spread, match, prf
 from training.testsets import DEFAULT_OUT
 from vision.detections import Detections, box_coverage, box_iou
@@ -61,6 +63,7 @@ def study_photos(photos: Sequence, weights: Path | None, imgsz: int, tiling: str
     for photo in photos:
         image = load_image(photo.image_path)
         found: Detections = detect_tiles(image, weights=weights, imgsz=imgsz, tiling=tiling)
+        found = found[np.flatnonzero(off_hidden(photo, found.boxes))]  # boxes on unreadable tiles count neither way
         found_n, truth_n = found_n + len(found), truth_n + len(photo.boxes)
         spanning += int(spans_two_tiles(found.boxes, photo.boxes).sum())
         pairs = match(found, photo.boxes, MATCH_IOU)

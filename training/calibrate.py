@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from training.evaluate_suite import MATCH_IOU, decide_photo, load_testset, see_photo
+from training.evaluate_suite import MATCH_IOU, decide_photo, load_testset, see_photo, without_hidden
 from training.metrics import match
 from training.testsets import DEFAULT_OUT
 from training.tile_reading import load_any_reader
@@ -35,7 +35,7 @@ def tile_outcomes(photos, detector: Path | None, reader, cache: Path | None = No
     """(right?, confidence, non-tile probability) of every tile read in ``photos``."""
     right, confidence, not_tile = [], [], []
     for photo in photos:
-        reading = decide_photo(see_photo(photo.image_path, detector, reader, cache), photo.kind)
+        reading, _ = without_hidden(photo, decide_photo(see_photo(photo.image_path, detector, reader, cache), photo.kind))
         pairs = match(Detections(reading.boxes, np.ones(len(reading.boxes), np.float32)), photo.boxes, MATCH_IOU)
         for i, label in enumerate(reading.labels):
             right.append(i in pairs and label == photo.labels[pairs[i]])

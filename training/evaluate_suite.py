@@ -238,15 +238,23 @@ def scale_band(box: np.ndarray, longer_side: int) -> str:
     return next(name for low, high, name in SCALE_BANDS if low <= share < high)
 
 
+def off_hidden(photo: TestPhoto, boxes: np.ndarray) -> np.ndarray:
+    """Mask of the ``boxes`` that count: all but those on a hidden tile's box (IoU >=
+    :data:`MATCH_IOU`) that match no readable tile."""
+    keep = np.ones(len(boxes), bool)
+    if not len(photo.hidden) or not len(boxes):
+        return keep
+    matched = list(match(Detections(boxes, np.ones(len(boxes), np.float32)), photo.boxes, MATCH_IOU))
+    keep[:] = box_iou(boxes, photo.hidden).max(axis=1) < MATCH_IOU
+    keep[matched] = True
+    return keep
+
+
 def without_hidden(photo: TestPhoto, reading: PhotoReading) -> tuple[PhotoReading, int]:
-    """``reading`` without the tiles read on a hidden tile's box (IoU >= :data:`MATCH_IOU`) that
-    match no readable one, and how many there were."""
-    if not len(photo.hidden) or not len(reading.boxes):
+    """``reading`` without the tiles read on hidden tiles (:func:`off_hidden`), and how many there were."""
+    keep = off_hidden(photo, reading.boxes)
+    if keep.all():
         return reading, 0
-    found = Detections(reading.boxes, np.ones(len(reading.boxes), np.float32))
-    matched = set(match(found, photo.boxes, MATCH_IOU))
-    on_hidden = box_iou(reading.boxes, photo.hidden).max(axis=1) >= MATCH_IOU
-    keep = np.array([i in matched or not on_hidden[i] for i in range(len(reading.boxes))])
     pick = lambda values: tuple(v for v, k in zip(values, keep) if k)  # noqa: E731
     kept = PhotoReading(
         reading.boxes[keep], pick(reading.labels), pick(reading.uncertain), pick(reading.confidence),
