@@ -13,6 +13,21 @@ from vision.calibration import CalibrationError
 from vision.detections import Detections
 
 
+def test_a_reading_on_a_tile_whose_number_is_hidden_counts_neither_way():
+    from dataclasses import replace
+
+    r5, r6 = (parse_tile(t).index for t in ("r5", "r6"))
+    photo = _photo([r5, r6], [r5, r6])
+    # A third detection, on a tile whose number is hidden (unmatched), read as b7.
+    b7 = parse_tile("b7").index
+    extra = _photo([r5, r6, b7], [r5, r6, b7])
+    ignored = replace(extra, truth=[r5, r6], matched=np.array([r5, r6, -1]), counted=np.array([True, True, False]))
+    assert ep.score([ignored], lambda p, e: p)["f1"] == 1.0
+    phantom = replace(ignored, counted=None)  # counted, it is a phantom
+    assert ep.score([phantom], lambda p, e: p)["precision"] == pytest.approx(2 / 3, abs=1e-4)
+    assert ep.score([photo], lambda p, e: p)["f1"] == 1.0
+
+
 @needs_fonts(edition("us-teal"))
 def test_a_test_photo_shows_the_edition_and_the_tile_asked_for():
     kind, tile = edition("us-teal"), parse_tile("o9")

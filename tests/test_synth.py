@@ -122,6 +122,19 @@ def test_a_tile_laid_over_another_hides_its_number():
     assert np.count_nonzero(alone == 1) == pytest.approx(area, rel=0.15)
 
 
+def test_tiles_too_little_in_view_to_label_are_kept_as_hidden_boxes():
+    """A tile under MIN_VISIBLE in view is not labelled, but its box is reported: a reading there
+    lies on a tile, not on nothing."""
+    scenes = [compose_scene(np.random.default_rng(seed), 480, 360, "rack") for seed in range(6)]
+    hidden = [box for scene in scenes for box in scene.hidden]
+    assert hidden  # racks at the frame's edge, tiers behind tiers
+    for scene in scenes:
+        for x1, y1, x2, y2 in scene.hidden:
+            assert 0 <= x1 < x2 <= 480 and 0 <= y1 < y2 <= 360
+        labelled = {tuple(t.box) for t in scene.tiles}
+        assert not labelled & set(scene.hidden)
+
+
 def test_whole_tiles_show_their_whole_number():
     scene = compose_scene(np.random.default_rng(21), 480, 360, "table")
     whole = [t for t in scene.tiles if t.visible == 1.0]
@@ -149,6 +162,7 @@ def test_cli_writes_a_yolo_dataset(tmp_path, capsys):
         assert [int(t[0]) for t in tiles] == [t["real_class"] for t in meta["tiles"]]
         assert [line[1:] for line in labels] == [t[1:] for t in tiles]
         assert all(0.0 <= t["number_visible"] <= 1.0 for t in meta["tiles"])
+        assert all(len(box) == 4 for box in meta["hidden"])
     assert "nc: 1" in (tmp_path / "data.yaml").read_text()
     # Same seed, same first image bytes (image i depends only on seed and i).
     again = tmp_path / "again"

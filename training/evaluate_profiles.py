@@ -50,6 +50,8 @@ from datasets.synth.scenes import Scene
 from datasets.synth.writer import SceneRecipe
 from solver.rules import STANDARD
 from solver.tiles import NUM_KINDS, Tile
+from training.evaluate_suite import MATCH_IOU as HIDDEN_IOU
+from training.evaluate_suite import MIN_NUMBER_VISIBLE
 from training.testsets import TEST_SETS
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import decode
@@ -76,6 +78,9 @@ class SeenPhoto:
     truth: list[int]  # labelled tiles
     matched: np.ndarray  # per detection: the labelled tile's class, or -1
     kind: str = "table"  # how a player reads it: "table" (melds checked by the rules) or "rack"
+    #: Per detection: whether its reading counts (not when it lies on a tile whose number is
+    #: hidden and matches no readable one, as in :func:`training.evaluate_suite.off_hidden`); None: all.
+    counted: np.ndarray | None = None
 
 
 # --- the methods compared ----------------------------------------------------------------------
@@ -212,9 +217,10 @@ def score(photos: Sequence[SeenPhoto], adapt: Adapter) -> dict:
     for photo in photos:
         probs = adapt(photo.probs, photo.embeddings)
         labels = _decoded(photo, probs)
-        hits = sum((Counter(labels.tolist()) & Counter(photo.truth)).values())
-        tp, n_read, n_true = tp + hits, n_read + len(labels), n_true + len(photo.truth)
-        exact += int(Counter(labels.tolist()) == Counter(photo.truth))
+        shown = labels if photo.counted is None else labels[photo.counted]
+        hits = sum((Counter(shown.tolist()) & Counter(photo.truth)).values())
+        tp, n_read, n_true = tp + hits, n_read + len(shown), n_true + len(photo.truth)
+        exact += int(Counter(shown.tolist()) == Counter(photo.truth))
         known = photo.matched >= 0
         matched += int(known.sum())
         if len(probs):
@@ -230,8 +236,11 @@ def score(photos: Sequence[SeenPhoto], adapt: Adapter) -> dict:
     }
 
 
-def see_photo(image: np.ndarray, boxes: np.ndarray, labels: Sequence[int], kind: str = "table") -> SeenPhoto:
-    """Read a labelled photo end to end once (detector, reader) and match detections to labels."""
+def see_photo(
+    image: np.ndarray, boxes: np.ndarray, labels: Sequence[int], kind: str = "table", hidden: np.ndarray | None = None,
+) -> SeenPhoto:
+    """Read a labelled photo end to end once (detector, reader) and match detections to labels;
+    a detection on one of the ``hidden`` tiles (number not in view) that matches none counts neither way."""
     from vision.meld_grouping import group_into_melds
     from vision.pipeline import see_tiles
 
@@ -244,9 +253,12 @@ def see_photo(image: np.ndarray, boxes: np.ndarray, labels: Sequence[int], kind:
             if iou[d, g] >= MATCH_IOU:
                 matched[d] = labels[g]
                 iou[:, g] = 0.0
+    counted = None
+    if hidden is not None and len(hidden) and len(seen.detections):
+        counted = (matched >= 0) | (box_iou(seen.detections.boxes, hidden).max(axis=1) < HIDDEN_IOU)
     return SeenPhoto(
         seen.detections, group_into_melds(seen.detections, kind), seen.reading.probs, seen.reading.embeddings,
-        seen.views, list(labels), matched, kind,
+        seen.views, list(labels), matched, kind, counted,
     )
 
 
@@ -256,8 +268,12 @@ def reading_kind(scene: Scene) -> str:
 
 
 def _scene_photo(scene: Scene) -> SeenPhoto:
-    boxes = np.array([t.box for t in scene.tiles], np.float32).reshape(-1, 4)
-    return see_photo(scene.image, boxes, [t.tile.index for t in scene.tiles], reading_kind(scene))
+    """The scene read; only tiles whose number shows are tiles to read (as in the test sets)."""
+    readable = [t for t in scene.tiles if t.number_visible >= MIN_NUMBER_VISIBLE]
+    hidden = [t.box for t in scene.tiles if t.number_visible < MIN_NUMBER_VISIBLE] + list(scene.hidden)
+    hidden = np.array(hidden, np.float32).reshape(-1, 4)
+    boxes = np.array([t.box for t in readable], np.float32).reshape(-1, 4)
+    return see_photo(scene.image, boxes, [t.tile.index for t in readable], reading_kind(scene), hidden)
 
 
 def test_scene(

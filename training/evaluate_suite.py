@@ -4,7 +4,7 @@
                                 [--testsets data/testsets] [--sets NAME ...] [--json OUT.json]
 
 The sets: the real validation split, and the synthetic test sets of :mod:`training.testsets`
-(held-out editions, close-up racks, distractor scenes; ``calibration`` only when asked for). For
+(held-out editions, close-up racks, distractor scenes; the calibration sets only when asked for). For
 each: tile precision / recall / F1 (multisets per photo, after decoding), photos read exactly, box
 IoU of matched tiles (median, 5th percentile) per scale band, non-tiles read as tiles (and how many
 of them are distractors), the reliability of the uncertainty flag (share of wrong tiles flagged,
@@ -68,12 +68,14 @@ class TestPhoto:
 
 def load_testset(folder: Path) -> list[TestPhoto]:
     """The photos of a set written by :mod:`training.testsets`, from their ``meta/*.json``. A tile
-    whose number is hidden is not a tile to read but a box in ``hidden``."""
+    whose number is hidden, or one too little in view to be labelled, is not a tile to read but a
+    box in ``hidden``."""
     photos = []
     for meta_path in sorted((Path(folder) / "meta").glob("*.json")):
         meta = json.loads(meta_path.read_text())
         readable = [t for t in meta["tiles"] if t.get("number_visible", 1.0) >= MIN_NUMBER_VISIBLE]
         hidden = [t["box"] for t in meta["tiles"] if t.get("number_visible", 1.0) < MIN_NUMBER_VISIBLE]
+        hidden += meta.get("hidden", [])  # in view, too little to label
         photos.append(TestPhoto(
             meta_path.stem, Path(folder) / meta["image"], np.array([t["box"] for t in readable], np.float32).reshape(-1, 4),
             tuple(int(t["index"]) for t in readable), "rack" if meta["kind"] in ("rack", "closeup") else "table",
@@ -399,7 +401,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL)
     parser.add_argument("--testsets", type=Path, default=DEFAULT_OUT)
     names = [REAL_VALIDATION] + [t.name for t in TEST_SETS]
-    parser.add_argument("--sets", nargs="*", choices=names, default=[n for n in names if n != "calibration"])
+    tests = [REAL_VALIDATION] + [t.name for t in TEST_SETS if t.is_test]
+    parser.add_argument("--sets", nargs="*", choices=names, default=tests)
     parser.add_argument("--uncertain-below", type=float, help="decoding's uncertainty threshold (default: the shipped rule)")
     parser.add_argument("--min-tile-prob", type=float, default=MIN_TILE_PROB,
                         help="drop a box whose detector confidence x the reader's tile probability is under this (0: never)")

@@ -6,7 +6,7 @@ Nothing here is ever trained on: the seeds differ from every training set's, and
 ``held-out-editions`` set shows only the editions kept out of all training
 (:data:`datasets.synth.editions.HELD_OUT`). ``calibration`` shows the *training* editions at
 fresh seeds: it is where decoding's uncertainty rule is set, so that no figure of a test set is
-tuned on that test set.
+tuned on that test set; ``calibration-phone`` does the same for photos as a phone takes them.
 """
 
 from __future__ import annotations
@@ -69,6 +69,17 @@ TEST_SETS: tuple[TestSet, ...] = (
                     distractors=(0, 4)),
         40,
         9100,
+        is_test=False,
+    ),
+    # The training editions as a phone sends them (the recipe of held-out-phone, other editions and
+    # seed): where a rule for 12 MP photos is chosen, so that held-out-phone stays a test.
+    TestSet(
+        "calibration-phone",
+        SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), editions=_TRAINING,
+                    distractors=(0, 2), closeup_sizes=((4000, 2250), (4000, 2250), (2250, 4000)),
+                    photo_sizes=((4000, 3000), (3000, 4000)), table_tile_share=(1 / 40, 1 / 15)),
+        20,
+        9101,
         is_test=False,
     ),
 )

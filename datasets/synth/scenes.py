@@ -3,7 +3,7 @@
 API::
 
     compose_scene(rng, width=None, height=None, kind=None, editions=(ASSORTED,), distractors=0) -> Scene
-    Scene(image, tiles: tuple[PlacedTile, ...], melds: tuple[tuple[int, ...], ...], kind, edition, distractors)
+    Scene(image, tiles: tuple[PlacedTile, ...], melds: tuple[tuple[int, ...], ...], kind, edition, distractors, hidden)
     PlacedTile(tile, corners, box, visible, number_visible)
     REAL_CLASS_NAMES, real_class_index(tile)   # the real dataset's 53-class order
 
@@ -24,7 +24,8 @@ upright order (top-left, top-right, bottom-right, bottom-left of the face as rea
 be rectified; ``box`` is the corner polygon's extent clipped to the image; ``visible`` is the
 fraction of the tile not hidden by other tiles or the image border, ``number_visible`` the same of
 the area its number lies in (:data:`datasets.synth.tiles.NUMBER_AREA`: a tile whose number is
-hidden is there, but no one can read it). Tiles less than ``MIN_VISIBLE`` visible are not labelled. ``melds`` lists, per meld (table) or tier (rack), the
+hidden is there, but no one can read it). Tiles less than ``MIN_VISIBLE`` visible are not labelled;
+their boxes are in ``Scene.hidden``. ``melds`` lists, per meld (table) or tier (rack), the
 indices of its labelled tiles in reading order; a loose tile is a one-tile meld.
 """
 
@@ -91,6 +92,8 @@ class Scene:
     edition: str = ASSORTED.name
     #: Boxes (x1, y1, x2, y2, image pixels) of the distractors in view: background, not tiles.
     distractors: tuple[tuple[float, float, float, float], ...] = ()
+    #: Boxes of the tiles in view but too little to label (under ``MIN_VISIBLE``): tiles all the same.
+    hidden: tuple[tuple[float, float, float, float], ...] = ()
 
 
 @dataclass
@@ -476,6 +479,7 @@ def compose_scene(
     image = photograph(image, rng)
 
     placed: list[PlacedTile] = []
+    hidden: list[tuple[float, float, float, float]] = []
     index_of: dict[int, int] = {}
     for i, corners in enumerate(corners_plane):
         projected = cv2.perspectiveTransform(corners[None], homography)[0]
@@ -483,11 +487,13 @@ def compose_scene(
         if area <= 1:
             continue
         visible = float(min(1.0, counts[i + 1] / area))
-        if visible < MIN_VISIBLE:
-            continue
         x1, y1 = np.clip(projected.min(axis=0), 0, (width, height))
         x2, y2 = np.clip(projected.max(axis=0), 0, (width, height))
         if x2 - x1 < 3 or y2 - y1 < 3:
+            continue
+        if visible < MIN_VISIBLE:
+            if counts[i + 1] > 0:
+                hidden.append((float(x1), float(y1), float(x2), float(y2)))
             continue
         index_of[i] = len(placed)
         number_area = abs(cv2.contourArea(cv2.perspectiveTransform(numbers_plane[i][None], homography)[0]))
@@ -500,7 +506,7 @@ def compose_scene(
         if i in index_of:
             melds.setdefault(group, []).append(index_of[i])
     shown = _visible_distractors(distractor_corners, homography, id_image, width, height)
-    return Scene(image, tuple(placed), tuple(tuple(m) for m in melds.values()), kind, edition.name, shown)
+    return Scene(image, tuple(placed), tuple(tuple(m) for m in melds.values()), kind, edition.name, shown, tuple(hidden))
 
 
 def _visible_distractors(

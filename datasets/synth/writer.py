@@ -114,6 +114,7 @@ def write_scene(scene: Scene, out: Path, name: str, jpeg_quality: int) -> None:
         "kind": scene.kind,
         "edition": scene.edition,
         "distractors": [[round(v, 2) for v in box] for box in scene.distractors],
+        "hidden": [[round(v, 2) for v in box] for box in scene.hidden],
         "melds": [list(m) for m in scene.melds],
         "tiles": [
             {
