@@ -98,6 +98,28 @@ def test_threshold_choice_flags_enough_wrong_tiles():
     assert choose_threshold(right, confidence, 0.9, (0.5, 0.6)) == 0.6  # none reaches it: the highest
 
 
+def test_the_threshold_is_chosen_on_both_calibration_sets_pooled(monkeypatch, capsys, tmp_path):
+    """By default every set tuned on (small photos and 12 MP ones) is read and its tiles pooled;
+    a test set named on purpose is read too, with a warning."""
+    from training import calibrate
+
+    assert calibrate.CALIBRATION_SETS == ("calibration", "calibration-phone")
+    loaded, seen = [], {}
+
+    def fake_outcomes(photos, detector, reader, cache):
+        seen["photos"] = list(photos)
+        return np.array([True, False, False]), np.array([0.95, 0.6, 0.72]), np.zeros(3)
+
+    monkeypatch.setattr(calibrate, "load_testset", lambda folder: loaded.append(folder.name) or [folder.name])
+    monkeypatch.setattr(calibrate, "tile_outcomes", fake_outcomes)
+    monkeypatch.setattr(calibrate, "load_any_reader", lambda path: None)
+    assert calibrate.main(["--testsets", str(tmp_path)]) == 0
+    assert loaded == ["calibration", "calibration-phone"] and seen["photos"] == loaded
+    assert "chosen uncertain_below 0.73" in capsys.readouterr().out  # the lowest flagging both wrong tiles
+    calibrate.main(["--testsets", str(tmp_path), "--set", "held-out-phone"])
+    assert "'held-out-phone', a test set" in capsys.readouterr().err
+
+
 def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
     from training.testsets import TEST_SETS, write_test_sets
 

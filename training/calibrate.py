@@ -1,8 +1,10 @@
-"""Set decoding's uncertainty threshold by measurement on the calibration set (never a test set)::
+"""Set decoding's uncertainty threshold by measurement on the calibration sets (never a test set)::
 
-    python -m training.calibrate [--set calibration] [--reader W] [--detector W] [--target-wrong 0.9] [--cache DIR]
+    python -m training.calibrate [--set calibration calibration-phone] [--reader W] [--detector W] [--target-wrong 0.9] [--cache DIR]
 
-Every photo of the set is read end to end once; each tile read is right or wrong (a box on no
+The calibration sets show the training editions at fresh seeds, as small photos (``calibration``)
+and as a phone takes them (``calibration-phone``, 12 MP); their tiles are pooled, so the threshold
+serves both. Every photo is read end to end once; each tile read is right or wrong (a box on no
 labelled tile is wrong) and has its decoded confidence. A tile is flagged uncertain when its
 confidence is below the threshold, so one pass gives the flag rates of every threshold. The
 threshold chosen is the lowest that flags at least ``target-wrong`` of the wrong tiles: flagging
@@ -22,12 +24,14 @@ import numpy as np
 
 from training.evaluate_suite import MATCH_IOU, decide_photo, load_testset, see_photo, without_hidden
 from training.metrics import match
-from training.testsets import DEFAULT_OUT
+from training.testsets import DEFAULT_OUT, TEST_SETS
 from training.tile_reading import load_any_reader
 from vision.detections import Detections
 
 __all__ = ["tile_outcomes", "flag_rates", "choose_threshold", "main"]
 
+#: The sets tuned on (never reported as tests).
+CALIBRATION_SETS = tuple(t.name for t in TEST_SETS if not t.is_test)
 THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.996, 0.01))
 
 
@@ -61,7 +65,7 @@ def choose_threshold(right: np.ndarray, confidence: np.ndarray, target_wrong: fl
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.calibrate", description=__doc__.split("\n")[0])
-    parser.add_argument("--set", default="calibration", help="the set under --testsets to calibrate on")
+    parser.add_argument("--set", nargs="+", default=list(CALIBRATION_SETS), help="the sets under --testsets to calibrate on, pooled")
     parser.add_argument("--testsets", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--reader", type=Path)
     parser.add_argument("--detector", type=Path)
@@ -69,11 +73,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write every tile's outcome here")
     parser.add_argument("--cache", type=Path, help="reuse the detections and reader output saved here (training.evaluate --cache)")
     args = parser.parse_args(argv)
-    if args.set != "calibration":
-        print(f"note: calibrating on {args.set!r}, a test set: its figures are then no longer a test", file=sys.stderr)
-    right, confidence, not_tile = tile_outcomes(
-        load_testset(args.testsets / args.set), args.detector, load_any_reader(args.reader), args.cache
-    )
+    for name in set(args.set) - set(CALIBRATION_SETS):
+        print(f"note: calibrating on {name!r}, a test set: its figures are then no longer a test", file=sys.stderr)
+    photos = [photo for name in args.set for photo in load_testset(args.testsets / name)]
+    right, confidence, not_tile = tile_outcomes(photos, args.detector, load_any_reader(args.reader), args.cache)
     print(f"{len(right)} tiles read, {int((~right).sum())} wrong")
     if args.json:
         args.json.write_text(json.dumps({"right": right.tolist(), "confidence": confidence.tolist(), "not_tile": not_tile.tolist()}))
