@@ -62,7 +62,8 @@ class TestPhoto:
     labels: tuple[int, ...]  # tile indices
     kind: str  # how a user would read it: "table" or "rack"
     distractors: np.ndarray  # (m, 4) non-tiles in view
-    #: (k, 4) tiles in view whose number is hidden (:data:`MIN_NUMBER_VISIBLE`): not to be read.
+    #: (k, 4) tiles in view whose number is hidden (:data:`MIN_NUMBER_VISIBLE`), or too little in
+    #: view to be labelled at all: tiles, but not to be read.
     hidden: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
 
 

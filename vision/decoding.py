@@ -56,8 +56,9 @@ class DecodingSettings:
     #: counting the chance of no tile, only tiles whose number shows counted, and the small and
     #: the 12 MP calibration photos pooled (90.4 % of wrong tiles and 12.6 % of right ones flagged
     #: there; the small ones alone: 0.69, on the 12 MP ones it flags 77 %; 0.68 when tiles with
-    #: their number hidden counted too: 90.6 % / 16.0 %); 0.65 with the stage-2 detector (90.1 % / 16.0 %); before the chance of no
-    #: tile counted, 0.70 (90.1 % / 17.7 %); 0.77 with models/reader-editions.pt.
+    #: their number hidden counted too: 90.6 % / 16.0 %); 0.65 with the stage-2 detector (90.1 % /
+    #: 16.0 %); before the chance of no tile counted, 0.70 (90.1 % / 17.7 %); 0.77 with
+    #: models/reader-editions.pt.
     uncertain_below: float = 0.71
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
