@@ -11,6 +11,7 @@ from datasets.synth.editions import (
     CATALOGUE,
     HELD_OUT,
     HELD_OUT_EDITIONS,
+    SIBLING_GAMES,
     TRAINING_EDITIONS,
     Edition,
     Mark,
@@ -30,6 +31,21 @@ def test_catalogue_has_six_editions_and_two_held_out():
     assert len(HELD_OUT) >= 2 and HELD_OUT <= {e.name for e in CATALOGUE}
     assert not {e.name for e in TRAINING_EDITIONS} & HELD_OUT
     assert {e.name for e in HELD_OUT_EDITIONS} == HELD_OUT
+
+
+def test_a_sibling_games_tiles_are_neither_trained_on_nor_a_held_out_edition():
+    assert SIBLING_GAMES == {"okey"} and not SIBLING_GAMES & HELD_OUT
+    assert not {e.name for e in TRAINING_EDITIONS} & SIBLING_GAMES
+    assert SceneRecipe(editions=("okey",)).uses_held_out()  # refused for training like a held-out one
+
+
+def test_okeys_false_joker_is_a_clover_in_the_middle_of_the_face():
+    ed = edition("okey")
+    image = render_tile(JOKER, np.random.default_rng(3), 160, ed)
+    ink = _ink_pixels(image, np.array(ed.body))
+    h, w = ink.shape
+    assert ink[int(h * 0.2) : int(h * 0.5), int(w * 0.3) : int(w * 0.7)].mean() > 0.3  # the four leaves
+    assert ink[int(h * 0.72) : int(h * 0.85)].sum() < ink.sum() * 0.02  # nothing under it (the side strip aside)
 
 
 def test_held_out_fonts_are_in_no_training_edition():
@@ -196,7 +212,7 @@ def test_training_builders_never_render_a_held_out_edition(monkeypatch, tmp_path
     for e in TRAINING_EDITIONS:
         synthetic_crop(Tile(Colour.RED, 5), np.random.default_rng(0), 32, [], e)
         synthetic_crop(Tile(Colour.RED, 5), np.random.default_rng(0), 32, [], e, 20, FONT_SHAPE)  # the font stage's crops
-    assert seen and not seen & HELD_OUT
+    assert seen and not seen & (HELD_OUT | SIBLING_GAMES)
     assert len(seen) >= 3  # several editions were really drawn
 
 

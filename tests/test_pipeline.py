@@ -13,6 +13,8 @@ from vision.images import ImageError
 from vision.pipeline import annotate, read, tile_colour
 from vision.reading import Reading, ReadingKind, ReadTile
 
+from datasets.synth.editions import edition
+from tests.fonts import needs_fonts
 from tests.synthetic_photos import rows_photo, vision_missing
 
 # --- without models --------------------------------------------------------------------------
@@ -106,6 +108,26 @@ def test_synthetic_photos_are_read(kind, seeds):
             assert 0.0 <= tile.confidence <= 1.0
         scores.append(_f1(reading.rack(), [p.tile for p in scene.tiles]))
     assert np.mean(scores) >= SYNTHETIC_F1[kind], scores
+
+
+@needs_models
+@needs_fonts(edition("okey"))
+def test_another_games_tiles_are_read_honestly_not_crashed_on():
+    """Okey tiles are no target, but a photo of them is read like any other: each tile with its
+    box and confidence, and what it reads as sure is right (yellow as orange, the clover as a
+    joker) on most tiles; the rest is flagged for the player."""
+    from datasets.synth.writer import SceneRecipe
+
+    recipe = SceneRecipe(kinds=(("rack", 0.5), ("table", 0.5)), editions=("okey",))
+    sure = right = 0
+    for seed in range(4):
+        scene = recipe.compose(np.random.default_rng(seed), 1280, 960)
+        reading = read(scene.image, kind="rack" if scene.kind == "rack" else "table")
+        assert reading.tiles and all(0.0 <= t.confidence <= 1.0 for t in reading.tiles)
+        shown = Counter(t.tile for t in reading.tiles if not t.uncertain)
+        sure += sum(shown.values())
+        right += sum((shown & Counter(t.tile for t in scene.tiles)).values())
+    assert sure >= 60 and right / sure >= 0.9
 
 
 @needs_models

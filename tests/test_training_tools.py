@@ -123,9 +123,11 @@ def test_the_threshold_is_chosen_on_both_calibration_sets_pooled(monkeypatch, ca
 def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
     from training.testsets import TEST_SETS, write_test_sets
 
-    assert {t.name for t in TEST_SETS if t.is_test} == {"held-out-editions", "held-out-phone", "closeup-racks", "distractors"}
+    assert {t.name for t in TEST_SETS if t.is_test} == {
+        "held-out-editions", "held-out-phone", "okey-tiles", "closeup-racks", "distractors",
+    }
     held_out = {t.name: t.recipe for t in TEST_SETS if t.recipe.uses_held_out()}
-    assert set(held_out) == {"held-out-editions", "held-out-phone"}  # and no other set shows them
+    assert set(held_out) == {"held-out-editions", "held-out-phone", "okey-tiles"}  # and no other set shows them
     seeds = [t.seed for t in TEST_SETS]
     assert len(set(seeds)) == len(seeds)
     with pytest.raises(ValueError, match="unknown test sets"):

@@ -44,7 +44,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.synth.editions import HELD_OUT_EDITIONS, Edition, edition
+from datasets.synth.editions import HELD_OUT, HELD_OUT_EDITIONS, Edition, edition
 from datasets.synth.rows import lay_out_rows
 from datasets.synth.scenes import Scene
 from datasets.synth.writer import SceneRecipe
@@ -60,7 +60,7 @@ from vision.profiles import TEMPERATURE, WEIGHT, TileProfile, TileSample
 
 Adapter = Callable[[np.ndarray, np.ndarray], np.ndarray]
 #: What the photos of the held-out test set show (their kinds and distractors), for one edition at a time.
-HELD_OUT_SETS = {t.name: t.recipe for t in TEST_SETS if t.recipe.uses_held_out()}
+HELD_OUT_SETS = {t.name: t.recipe for t in TEST_SETS if set(t.recipe.editions) & HELD_OUT}
 HELD_OUT_RECIPE = HELD_OUT_SETS["held-out-editions"]
 #: IoU at which a detection counts as a labelled tile.
 MATCH_IOU = 0.5

@@ -56,6 +56,14 @@ TEST_SETS: tuple[TestSet, ...] = (
         20,
         9004,
     ),
+    # Another game's tiles (Okey): not a reading target; what matters is that the reading is
+    # honest (yellow read as orange, the clover as a joker, the unsure flagged) and nothing fails.
+    TestSet(
+        "okey-tiles",
+        SceneRecipe(kinds=(("table", 0.4), ("rack", 0.3), ("closeup", 0.3)), editions=("okey",), distractors=(0, 2)),
+        20,
+        9005,
+    ),
     TestSet("closeup-racks", SceneRecipe(kinds=(("closeup", 1.0),), editions=_TRAINING, distractors=(0, 2)), 30, 9002),
     TestSet(
         "distractors",

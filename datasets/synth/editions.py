@@ -27,6 +27,7 @@ __all__ = [
     "HELD_OUT",
     "TRAINING_EDITIONS",
     "HELD_OUT_EDITIONS",
+    "SIBLING_GAMES",
     "ASSORTED",
     "edition",
 ]
@@ -55,6 +56,7 @@ class JokerFace(enum.Enum):
     SMILE = "smile"  # a smiling face in a circle
     TWO_FACED = "two-faced"  # two faces head to foot, like a playing card
     JESTER = "jester"  # a face under a three-pointed jester's hat
+    CLOVER = "clover"  # a four-leaf clover: Okey's "false okey" tile, the sibling game's joker
 
 
 @dataclass(frozen=True)
@@ -200,13 +202,30 @@ CATALOGUE: tuple[Edition, ...] = (
         body=(185, 222, 238),
         aspect=(0.7, 0.78),
     ),
+    # SIBLING GAME: Okey tiles: yellow where Rummikub has orange (read as orange, the honest
+    # reading), a ring under every number, tall ivory tiles, the "false okey" clover for a joker.
+    Edition(
+        "okey",
+        fonts=("LiberationSansNarrow-Bold.ttf",),
+        stroke=(0.3, 1.0),
+        inks=((32, 30, 30), (175, 95, 20), (10, 200, 240), (40, 30, 200)),
+        ink_drift=0.5,
+        marks=(Mark.RING,),
+        jokers=(JokerFace.CLOVER,),
+        joker_inks=(Colour.BLACK, Colour.RED),
+        body=(212, 234, 244),
+        aspect=(0.6, 0.68),
+    ),
 )
 
 #: Editions no training data may contain: the leave-edition-out test sets render only these.
 HELD_OUT: frozenset[str] = frozenset({"us-teal", "original-circle"})
+#: Tiles of sibling games, never trained on and not a reading target: a photo of them must still
+#: be read honestly (what is unsure flagged), never crash.
+SIBLING_GAMES: frozenset[str] = frozenset({"okey"})
 
 _BY_NAME = {e.name: e for e in CATALOGUE}
-TRAINING_EDITIONS: tuple[Edition, ...] = tuple(e for e in CATALOGUE if e.name not in HELD_OUT)
+TRAINING_EDITIONS: tuple[Edition, ...] = tuple(e for e in CATALOGUE if e.name not in HELD_OUT | SIBLING_GAMES)
 HELD_OUT_EDITIONS: tuple[Edition, ...] = tuple(e for e in CATALOGUE if e.name in HELD_OUT)
 
 

@@ -314,11 +314,18 @@ def _face(mask: np.ndarray, cx: int, cy: int, radius: int, thick: int, rng: np.r
 
 
 def _joker_mask(rng: np.random.Generator, h: int, w: int, face: JokerFace = JokerFace.SMILE) -> np.ndarray:
-    """The joker's picture: a smiling face, two faces head to foot, or a face under a jester's hat."""
+    """The joker's picture: a smiling face, two faces head to foot, a face under a jester's hat, or
+    Okey's clover."""
     s = 4
     mask = np.zeros((h * s, w * s), np.uint8)
     cx = w * s // 2
-    if face is JokerFace.TWO_FACED:
+    if face is JokerFace.CLOVER:
+        cy = int(h * s * rng.uniform(0.32, 0.38))
+        leaf = int(min(w * s * 0.16, h * s * 0.1))
+        for dx, dy in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            cv2.circle(mask, (cx + dx * leaf, cy + dy * leaf), leaf, 255, -1, cv2.LINE_AA)
+        cv2.line(mask, (cx, cy), (cx + leaf, cy + 3 * leaf), 255, max(2, leaf // 3), cv2.LINE_AA)
+    elif face is JokerFace.TWO_FACED:
         radius = int(min(w * s * rng.uniform(0.26, 0.34), h * s * 0.17))
         thick = max(2, int(radius * rng.uniform(0.1, 0.2)))
         _face(mask, cx, int(h * s * 0.24), radius, thick, rng)
