@@ -207,6 +207,19 @@ def test_tiles_with_their_number_hidden_are_neither_to_read_nor_phantoms(tmp_pat
     assert misreads["phantoms"] == [Tile.from_index(26).name]
 
 
+def test_the_overview_has_one_row_per_set_with_its_figures():
+    from training.evaluate_suite import overview
+
+    rel = {"wrong_flagged_share": 0.9, "right_flagged_share": 0.05}
+    base = {"photos": 2, "tiles": 10, "precision": 0.8, "recall": 0.5, "f1": 8 / 13, "photos_exact": 0.5,
+            "reliability": rel, "non_tiles_read_as_tiles": 1, "hidden_tiles": 3, "hidden_tiles_read": 2}
+    none_wrong = {**base, "reliability": {"wrong_flagged_share": None, "right_flagged_share": 0.0}}
+    table = overview({"a": base, "b": none_wrong}).splitlines()
+    assert len(table) == 4 and table[0].startswith("| set |")
+    assert table[2] == "| a | 2 | 10 | 0.800 / 0.500 / 0.615 | 50.0 % | 0.900 / 0.050 | 1 | 3 (2) |"
+    assert "| – / 0.000 |" in table[3]
+
+
 def test_the_evaluation_drops_boxes_as_the_pipeline_does():
     """decide_photo keeps a box when detector confidence x (1 - not-tile) >= 0.5, like vision.see_tiles."""
     from training.evaluate_suite import SeenPhoto, decide_photo

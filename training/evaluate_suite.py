@@ -395,6 +395,23 @@ def summary(name: str, r: dict) -> str:
     return "\n".join(lines)
 
 
+def overview(report: dict[str, dict]) -> str:
+    """One Markdown row per set, the figures a model card quotes, after the per-set summaries."""
+    share = lambda v: "–" if v is None else f"{v:.3f}"  # noqa: E731
+    lines = [
+        "| set | photos | tiles | P / R / F1 | photos exact | wrong / right flagged | non-tiles read | hidden (read anyway) |",
+        "|---|---:|---:|---|---:|---|---:|---|",
+    ]
+    for name, r in report.items():
+        rel = r["reliability"]
+        lines.append(
+            f"| {name} | {r['photos']} | {r['tiles']} | {r['precision']:.3f} / {r['recall']:.3f} / {r['f1']:.3f} | "
+            f"{100 * r['photos_exact']:.1f} % | {share(rel['wrong_flagged_share'])} / {share(rel['right_flagged_share'])} | "
+            f"{r['non_tiles_read_as_tiles']} | {r['hidden_tiles']} ({r['hidden_tiles_read']}) |"
+        )
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])
     parser.add_argument("--detector", type=Path, help="detector weights (default: models/detector.pt)")
@@ -427,6 +444,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         report[name] = evaluate_set(photos, args.detector, reader, settings, args.min_tile_prob, args.cache, args.ink_weight)
         print(summary(name, report[name]), flush=True)
+    if report:
+        print("\n" + overview(report))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0
