@@ -39,6 +39,7 @@ def test_a_sibling_games_tiles_are_neither_trained_on_nor_a_held_out_edition():
     assert SceneRecipe(editions=("okey",)).uses_held_out()  # refused for training like a held-out one
 
 
+@needs_fonts(edition("okey"))
 def test_okeys_false_joker_is_a_clover_in_the_middle_of_the_face():
     ed = edition("okey")
     image = render_tile(JOKER, np.random.default_rng(3), 160, ed)
