@@ -153,12 +153,14 @@ def photo(level: int) -> bytes:
     return out.getvalue()
 
 
-def test_from_photos_the_problem_tiles_are_framed_on_the_photos(monkeypatch):
+def check_turn_from_photos(monkeypatch, read=fake_tables):
+    """The Turn page after recording the dark photo as the start and checking the bright one as
+    the end, each read by ``read`` (the models replaced)."""
     import vision
 
     import app.photos
 
-    monkeypatch.setattr(vision, "read", fake_tables, raising=False)
+    monkeypatch.setattr(vision, "read", read, raising=False)
     monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.asarray(image).copy(), raising=False)
     monkeypatch.setattr(app.photos, "_load_models", lambda: True)
     at = turn_page()
@@ -167,6 +169,11 @@ def test_from_photos_the_problem_tiles_are_framed_on_the_photos(monkeypatch):
     at.file_uploader(key="turn_end_photo_upload").set_value(("end.png", photo(200), "image/png")).run()
     at.button(key="turn_check").click().run()
     assert not at.exception, at.exception
+    return at
+
+
+def test_from_photos_the_problem_tiles_are_framed_on_the_photos(monkeypatch):
+    at = check_turn_from_photos(monkeypatch)
     assert "Taken off the table: blue 5." in " ".join(error_lines(at))
     start: TableReading = at.session_state[TURN_START]
     assert start.boxes[1][1] == (130.0, 10.0, 150.0, 40.0)  # the blue 5's box on the first photo
@@ -178,9 +185,6 @@ def test_the_dashed_boxes_on_a_turn_photo_are_explained_under_it(monkeypatch):
     under the photo it is on, with the count, and says nothing under a photo without any."""
     from dataclasses import replace
 
-    import vision
-
-    import app.photos
     from app.photos import doubtful_note
 
     def read(image, kind="table", rules=None, profile=None):
@@ -188,15 +192,7 @@ def test_the_dashed_boxes_on_a_turn_photo_are_explained_under_it(monkeypatch):
         dark = int(np.asarray(image).mean()) < 100
         return replace(reading, doubtful_boxes=((1.0, 1.0, 9.0, 9.0),) * (3 if dark else 0))
 
-    monkeypatch.setattr(vision, "read", read, raising=False)
-    monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.asarray(image).copy(), raising=False)
-    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
-    at = turn_page()
-    at.file_uploader(key="turn_start_photo_upload").set_value(("start.png", photo(50), "image/png")).run()
-    at.button(key="turn_record").click().run()
-    at.file_uploader(key="turn_end_photo_upload").set_value(("end.png", photo(200), "image/png")).run()
-    at.button(key="turn_check").click().run()
-    assert not at.exception, at.exception
+    at = check_turn_from_photos(monkeypatch, read)
     assert at.session_state[TURN_START].doubtful == 3
     captions = texts(at.caption)
     assert captions.count(doubtful_note(3, "en")) == 2  # in the recorded start, and the start framed

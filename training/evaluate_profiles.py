@@ -50,8 +50,7 @@ from datasets.synth.scenes import Scene
 from datasets.synth.writer import SceneRecipe
 from solver.rules import STANDARD
 from solver.tiles import NUM_KINDS, Tile
-from training.evaluate_suite import MATCH_IOU as HIDDEN_IOU
-from training.evaluate_suite import MIN_NUMBER_VISIBLE
+from training.evaluate_suite import MIN_NUMBER_VISIBLE, on_hidden
 from training.testsets import TEST_SETS
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import decode
@@ -253,9 +252,7 @@ def see_photo(
             if iou[d, g] >= MATCH_IOU:
                 matched[d] = labels[g]
                 iou[:, g] = 0.0
-    counted = None
-    if hidden is not None and len(hidden) and len(seen.detections):
-        counted = (matched >= 0) | (box_iou(seen.detections.boxes, hidden).max(axis=1) < HIDDEN_IOU)
+    counted = None if hidden is None else (matched >= 0) | ~on_hidden(seen.detections.boxes, hidden)
     return SeenPhoto(
         seen.detections, group_into_melds(seen.detections, kind), seen.reading.probs, seen.reading.embeddings,
         seen.views, list(labels), matched, kind, counted,

@@ -241,15 +241,19 @@ def scale_band(box: np.ndarray, longer_side: int) -> str:
     return next(name for low, high, name in SCALE_BANDS if low <= share < high)
 
 
+def on_hidden(boxes: np.ndarray, hidden: np.ndarray) -> np.ndarray:
+    """Mask of the ``boxes`` lying on one of the ``hidden`` tiles' boxes (IoU >= :data:`MATCH_IOU`)."""
+    if not len(hidden) or not len(boxes):
+        return np.zeros(len(boxes), bool)
+    return box_iou(boxes, hidden).max(axis=1) >= MATCH_IOU
+
+
 def off_hidden(photo: TestPhoto, boxes: np.ndarray) -> np.ndarray:
-    """Mask of the ``boxes`` that count: all but those on a hidden tile's box (IoU >=
-    :data:`MATCH_IOU`) that match no readable tile."""
-    keep = np.ones(len(boxes), bool)
-    if not len(photo.hidden) or not len(boxes):
-        return keep
-    matched = list(match(Detections(boxes, np.ones(len(boxes), np.float32)), photo.boxes, MATCH_IOU))
-    keep[:] = box_iou(boxes, photo.hidden).max(axis=1) < MATCH_IOU
-    keep[matched] = True
+    """Mask of the ``boxes`` that count: all but those on a hidden tile (:func:`on_hidden`) that
+    match no readable tile."""
+    keep = ~on_hidden(boxes, photo.hidden)
+    if not keep.all():
+        keep[list(match(Detections(boxes, np.ones(len(boxes), np.float32)), photo.boxes, MATCH_IOU))] = True
     return keep
 
 
@@ -368,9 +372,13 @@ def evaluate_set(
     }
 
 
+def _share(value: float | None, missing: str) -> str:
+    return missing if value is None else f"{value:.3f}"
+
+
 def summary(name: str, r: dict) -> str:
     rel = r["reliability"]
-    share = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
+    share = lambda v: _share(v, "-")  # noqa: E731
     lines = [
         f"{name}: {r['photos']} photos, {r['tiles']} tiles: P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f}, "
         f"photos exact {r['photos_exact']:.3f}",
@@ -397,7 +405,7 @@ def summary(name: str, r: dict) -> str:
 
 def overview(report: dict[str, dict]) -> str:
     """One Markdown row per set, the figures a model card quotes, after the per-set summaries."""
-    share = lambda v: "–" if v is None else f"{v:.3f}"  # noqa: E731
+    share = lambda v: _share(v, "–")  # noqa: E731
     lines = [
         "| set | photos | tiles | P / R / F1 | photos exact | wrong / right flagged | non-tiles read | hidden (read anyway) |",
         "|---|---:|---:|---|---:|---|---:|---|",

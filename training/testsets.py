@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from datasets.synth.editions import HELD_OUT_EDITIONS, TRAINING_EDITIONS
@@ -24,6 +24,14 @@ DEFAULT_OUT = REPO_ROOT / "data" / "testsets"
 
 _TRAINING = tuple(e.name for e in TRAINING_EDITIONS)
 _HELD_OUT = tuple(e.name for e in HELD_OUT_EDITIONS)
+#: Photos as a phone sends them: 12 MP (close-ups 16:9, 9 MP), a table's tiles 1/40 to 1/15 of the
+#: longer side (the issue's range for tables; racks, close-ups and grids size their tiles by the
+#: frame). The editions are each set's own.
+_PHONE = SceneRecipe(
+    kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), distractors=(0, 2),
+    closeup_sizes=((4000, 2250), (4000, 2250), (2250, 4000)), photo_sizes=((4000, 3000), (3000, 4000)),
+    table_tile_share=(1 / 40, 1 / 15),
+)
 
 
 @dataclass(frozen=True)
@@ -44,18 +52,9 @@ TEST_SETS: tuple[TestSet, ...] = (
         40,
         9001,
     ),
-    # The held-out editions as a phone sends them: 12 MP photos (close-ups 16:9, 9 MP), a table's
-    # tiles 1/40 to 1/15 of the longer side (the range for tables; racks, close-ups and
-    # grids size their tiles by the frame). The set above draws 480-1280 px photos, where 60 % of
-    # the tiles are under 40 px: a harder, smaller-tile test of the same editions.
-    TestSet(
-        "held-out-phone",
-        SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), editions=_HELD_OUT,
-                    distractors=(0, 2), closeup_sizes=((4000, 2250), (4000, 2250), (2250, 4000)),
-                    photo_sizes=((4000, 3000), (3000, 4000)), table_tile_share=(1 / 40, 1 / 15)),
-        20,
-        9004,
-    ),
+    # The held-out editions as a phone sends them (_PHONE). The set above draws 480-1280 px photos,
+    # where 60 % of the tiles are under 40 px: a harder, smaller-tile test of the same editions.
+    TestSet("held-out-phone", replace(_PHONE, editions=_HELD_OUT), 20, 9004),
     # Another game's tiles (Okey): not a reading target; what matters is that the reading is
     # honest (yellow read as orange, the clover as a joker, the unsure flagged) and nothing fails.
     TestSet(
@@ -79,17 +78,9 @@ TEST_SETS: tuple[TestSet, ...] = (
         9100,
         is_test=False,
     ),
-    # The training editions as a phone sends them (the recipe of held-out-phone, other editions and
+    # The training editions as a phone sends them (held-out-phone's recipe, other editions and
     # seed): where a rule for 12 MP photos is chosen, so that held-out-phone stays a test.
-    TestSet(
-        "calibration-phone",
-        SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), editions=_TRAINING,
-                    distractors=(0, 2), closeup_sizes=((4000, 2250), (4000, 2250), (2250, 4000)),
-                    photo_sizes=((4000, 3000), (3000, 4000)), table_tile_share=(1 / 40, 1 / 15)),
-        20,
-        9101,
-        is_test=False,
-    ),
+    TestSet("calibration-phone", replace(_PHONE, editions=_TRAINING), 20, 9101, is_test=False),
 )
 
 

@@ -28,6 +28,7 @@ __all__ = [
     "TRAINING_EDITIONS",
     "HELD_OUT_EDITIONS",
     "SIBLING_GAMES",
+    "NEVER_TRAINED",
     "ASSORTED",
     "edition",
 ]
@@ -223,9 +224,11 @@ HELD_OUT: frozenset[str] = frozenset({"us-teal", "original-circle"})
 #: Tiles of sibling games, never trained on and not a reading target: a photo of them must still
 #: be read honestly (what is unsure flagged), never crash.
 SIBLING_GAMES: frozenset[str] = frozenset({"okey"})
+#: Everything no training data may contain.
+NEVER_TRAINED: frozenset[str] = HELD_OUT | SIBLING_GAMES
 
 _BY_NAME = {e.name: e for e in CATALOGUE}
-TRAINING_EDITIONS: tuple[Edition, ...] = tuple(e for e in CATALOGUE if e.name not in HELD_OUT | SIBLING_GAMES)
+TRAINING_EDITIONS: tuple[Edition, ...] = tuple(e for e in CATALOGUE if e.name not in NEVER_TRAINED)
 HELD_OUT_EDITIONS: tuple[Edition, ...] = tuple(e for e in CATALOGUE if e.name in HELD_OUT)
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.synth.editions import HELD_OUT, SIBLING_GAMES, TRAINING_EDITIONS, edition
+from datasets.synth.editions import NEVER_TRAINED, TRAINING_EDITIONS, edition
 from datasets.synth.scenes import REAL_CLASS_NAMES, Scene, compose_scene, real_class_index
 
 __all__ = ["write_dataset", "write_scene", "scene_name", "SceneRecipe", "RECIPES", "HeldOutEditionError"]
@@ -54,7 +54,7 @@ class SceneRecipe:
 
     def uses_held_out(self) -> bool:
         """Whether it shows an edition kept out of all training (held out, or a sibling game's tiles)."""
-        return any(name in HELD_OUT | SIBLING_GAMES for name in self.editions)
+        return any(name in NEVER_TRAINED for name in self.editions)
 
     def compose(self, rng: np.random.Generator, width: int | None = None, height: int | None = None) -> Scene:
         if self == RECIPES["default"]:
@@ -155,9 +155,7 @@ def write_dataset(
     if count < 0 or start < 0:
         raise ValueError("count and start must not be negative")
     if recipe.uses_held_out() and not allow_held_out:
-        raise HeldOutEditionError(
-            f"editions {sorted((HELD_OUT | SIBLING_GAMES) & set(recipe.editions))} are held out of all training"
-        )
+        raise HeldOutEditionError(f"editions {sorted(NEVER_TRAINED & set(recipe.editions))} are held out of all training")
     out = Path(out)
     for sub in ("images", "labels", "labels_tiles", "meta"):
         (out / sub).mkdir(parents=True, exist_ok=True)
