@@ -98,3 +98,17 @@ def test_no_tiles_and_a_profile_of_another_reader():
         profile.adapt(_sure(1), np.zeros((1, DIM + 1)))
     with pytest.raises(ValueError):
         TileProfile.from_samples("empty", [])
+
+
+def test_nearest_cosine_tells_the_sets_tiles_from_other_things():
+    style, rng = _style(), np.random.default_rng(8)
+    profile = TileProfile.from_samples("set", _calibration(style, rng))
+    tiles = np.stack([_embedding(style, c, 0.05, rng) for c in (0, 17, 52)])
+    other = np.stack([_embedding(_style(3), c, 0.05, rng) for c in (0, 17, 52)])  # another set's look
+    assert (profile.nearest_cosine(tiles) > 0.95).all()
+    assert (profile.nearest_cosine(other) < profile.nearest_cosine(tiles).min()).all()
+    assert profile.nearest_cosine(np.zeros((0, DIM))).shape == (0,)
+    with pytest.raises(ValueError, match="another reader"):
+        profile.nearest_cosine(np.zeros((1, DIM + 1)))
+    with pytest.raises(ValueError, match="2 embeddings for 1 tiles"):
+        profile.adapt(_sure(1), np.zeros((2, DIM)))

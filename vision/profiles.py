@@ -92,18 +92,31 @@ class TileProfile:
     def size(self) -> int:
         return int(self.counts.sum())
 
+    def _cosines(self, embeddings: np.ndarray) -> np.ndarray:
+        """(n, classes seen) cosines of the centred embeddings to the class means."""
+        embeddings = np.asarray(embeddings, np.float64)
+        if embeddings.ndim != 2 or embeddings.shape[1] != self.means.shape[1]:
+            raise ValueError(
+                f"embeddings of shape {embeddings.shape} do not fit this profile (dimension {self.means.shape[1]}): "
+                "was it made with another reader?"
+            )
+        return _unit(embeddings - self.centre) @ self.means[self.seen].T
+
+    def nearest_cosine(self, embeddings: np.ndarray) -> np.ndarray:
+        """(n,) how close each embedding comes to the profile's nearest class mean (what the gate
+        of :meth:`adapt` looks at)."""
+        if len(embeddings) == 0:
+            return np.zeros(0)
+        return self._cosines(embeddings).max(axis=1)
+
     def adapt(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         """The classifier's ``probs`` (n x 53) with this profile's view of ``embeddings`` (n x d) mixed in."""
         probs = np.asarray(probs, np.float64)
         if len(probs) == 0:
             return probs
-        embeddings = np.asarray(embeddings, np.float64)
-        if embeddings.shape != (len(probs), self.means.shape[1]):
-            raise ValueError(
-                f"embeddings of shape {embeddings.shape} do not fit this profile (dimension {self.means.shape[1]}): "
-                "was it made with another reader?"
-            )
-        cosine = _unit(embeddings - self.centre) @ self.means[self.seen].T
+        if len(embeddings) != len(probs):
+            raise ValueError(f"{len(embeddings)} embeddings for {len(probs)} tiles")
+        cosine = self._cosines(embeddings)
         nearest = cosine.max(axis=1, keepdims=True)
         low, high = RECOGNISED
         heard = WEIGHT * np.clip((nearest - low) / (high - low), 0.0, 1.0)
