@@ -88,19 +88,24 @@ def test_fonts_config_keeps_the_editions_data_and_validation():
     assert fonts["fonts"]["small_heights"] == [12, 40] and 0 < fonts["fonts"]["small_share"] < 1
 
 
-def test_closeups_config_continues_the_fonts_stage_with_more_photos_and_the_same_validation():
+@pytest.mark.parametrize(
+    "config, base, same_seed",
+    [("reader_closeups.yaml", "reader_fonts.yaml", True), ("reader_more_photos.yaml", "reader_closeups.yaml", False)],
+)
+def test_more_photos_configs_continue_their_stage_with_the_same_validation(config, base, same_seed):
     from pathlib import Path
 
     from training.configs import load_config
 
     configs = Path(__file__).resolve().parents[1] / "datasets" / "configs"
-    closeups, fonts = load_config(configs / "reader_closeups.yaml"), load_config(configs / "reader_fonts.yaml")
-    new, old = closeups["editions"], fonts["editions"]
-    # the same seed base, so the first scenes are the fonts stage's own; model selection unchanged
-    assert new["scene_seed"] == old["scene_seed"] and new["scenes"] >= 3 * old["scenes"]
+    later, earlier = load_config(configs / config), load_config(configs / base)
+    new, old = later["editions"], earlier["editions"]
+    # reader_closeups: the same seed base, so its first scenes are the fonts stage's own;
+    # reader_more_photos: a new seed base, other photos of the same generator
+    assert (new["scene_seed"] == old["scene_seed"]) == same_seed and new["scenes"] >= old["scenes"]
     assert (new["val_scene_seed"], new["val_scenes"]) == (old["val_scene_seed"], old["val_scenes"])
-    assert new["val_scene_seed"] != new["scene_seed"]
-    assert closeups["dataset"] == fonts["dataset"]
-    outs = {new["out"], old["out"], closeups["fonts"]["out"], fonts["fonts"]["out"]}
-    assert len(outs) == 4  # nothing of the earlier stages' data is overwritten
-    assert closeups["fonts"]["train"]["lr0"] < fonts["fonts"]["train"]["lr0"]
+    assert new["val_scene_seed"] not in (new["scene_seed"], old["scene_seed"])
+    assert later["dataset"] == earlier["dataset"]
+    outs = {new["out"], old["out"], later["fonts"]["out"], earlier["fonts"]["out"]}
+    assert len(outs) == 4  # nothing of the earlier stage's data is overwritten
+    assert later["fonts"]["train"]["lr0"] < earlier["fonts"]["train"]["lr0"]
