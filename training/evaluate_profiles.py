@@ -25,7 +25,7 @@
    with the first profile (no regression is the target).
 4. **Time** to calibrate from one 12 MP JPEG (4000 x 3000, the default layout), file to profile.
 5. ``--gate-study``: could a profile vouch for the boxes the gate drops (detector x P(tile) below
-   :data:`vision.decoding.MIN_TILE_PROB`)? The cosine to the profile's nearest class mean of every
+   :data:`vision.pipeline.MIN_TILE_PROB`)? The cosine to the profile's nearest class mean of every
    box, split by kept / dropped and tile / not a tile (:func:`gate_study`); nothing else runs.
 
 No setting here is tuned on the figures reported: the shipped method's were chosen before (on

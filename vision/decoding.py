@@ -53,8 +53,8 @@ class DecodingSettings:
     #: ``python -m training.calibrate`` on the seeded calibration photos of the training editions
     #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.74 with
     #: models/reader-more-photos.pt and the same pooled photos (90.4 % of wrong tiles and 9.5 % of
-    #: right ones flagged there). 0.81 with models/reader-closeups.pt and the small and the 12 MP calibration photos pooled (90.2 % of
-    #: wrong tiles and 14.0 % of right ones flagged there). 0.71 with
+    #: right ones flagged there). 0.81 with models/reader-closeups.pt and the small and the 12 MP
+    #: calibration photos pooled (90.2 % of wrong tiles and 14.0 % of right ones). 0.71 with
     #: models/reader-fonts.pt, the stage-3 detector with its coarse pass for big tiles, confidence
     #: counting the chance of no tile, only tiles whose number shows counted, and the small and
     #: the 12 MP calibration photos pooled (90.4 % of wrong tiles and 12.6 % of right ones flagged
