@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from solver.position import Position
-from solver.tiles import JOKER, parse_tile
+from solver.tiles import JOKER, NUM_KINDS, parse_tile
 from vision.detections import Detections
 from vision.pipeline import build_reading
 from vision.reading import (
@@ -217,6 +217,11 @@ def test_see_tiles_drops_what_the_detector_and_the_reader_each_half_believe(monk
     assert [int(v) for v in seen.views[0, :, 0, 0, 0]] == [0, 2]
     assert seen.reading.probs.argmax(axis=1).tolist() == [parse_tile("red-7").index, parse_tile("red-9").index]
     assert seen.reading.tile_prob.tolist() == pytest.approx([0.99, 0.98])
+    # the dropped box, and what the reader said of it, stay apart
+    assert seen.dropped.boxes.tolist() == boxes[[1]].tolist()
+    assert seen.dropped_reading.tile_prob.tolist() == pytest.approx([0.7])
+    assert seen.dropped_reading.embeddings.tolist() == [[0.0, 1.0, 0.0]]
+    assert pipeline.SeenTiles(found, views, seen.reading).dropped_reading.probs.shape == (0, NUM_KINDS)
 
 
 def test_read_keeps_the_boxes_it_left_out_and_annotate_dashes_them(monkeypatch):

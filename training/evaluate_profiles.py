@@ -473,24 +473,20 @@ def real_experiment(real_root: Path, seed: int, profiles: int = 3) -> dict:
 def gate_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe) -> dict[str, list[float]]:
     """Per box of ``count`` test photos of ``kind``: its cosine to the nearest class mean of a
     calibration profile, grouped as kept / dropped by the gate and lying on a labelled tile or not."""
-    from vision.detector import detect_tiles
-    from vision.pipeline import kept_as_tiles
-    from vision.reader import crop_views, load_reader, read_views
+    from vision.pipeline import see_tiles
 
     rng = np.random.default_rng(seed)
     samples, _, _ = calibrate(kind, rng)
     profile = TileProfile.from_samples(kind.name, samples)
-    reader = load_reader()
     groups: dict[str, list[float]] = {f"{k} {t}": [] for k in ("kept", "dropped") for t in ("tile", "not a tile")}
     for _ in range(count):
         scene = test_scene(kind, rng, recipe=recipe)
-        found = detect_tiles(scene.image)
-        seen = read_views(crop_views(scene.image, found.boxes, reader.imgsz), reader)
-        kept = kept_as_tiles(found.confidences, seen.tile_prob)
+        seen = see_tiles(scene.image)
         truth = np.array([t.box for t in scene.tiles], np.float32).reshape(-1, 4)
-        on_tile = box_iou(found.boxes, truth).max(axis=1) >= MATCH_IOU if len(truth) else np.zeros(len(kept), bool)
-        for k, t, c in zip(kept, on_tile, profile.nearest_cosine(seen.embeddings)):
-            groups[f"{'kept' if k else 'dropped'} {'tile' if t else 'not a tile'}"].append(round(float(c), 4))
+        for part, found, reading in (("kept", seen.detections, seen.reading), ("dropped", seen.dropped, seen.dropped_reading)):
+            on_tile = box_iou(found.boxes, truth).max(axis=1) >= MATCH_IOU if len(truth) else np.zeros(len(found), bool)
+            for t, c in zip(on_tile, profile.nearest_cosine(reading.embeddings)):
+                groups[f"{part} {'tile' if t else 'not a tile'}"].append(round(float(c), 4))
     return groups
 
 

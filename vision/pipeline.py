@@ -112,8 +112,10 @@ class SeenTiles:
     #: (margins, n, s, s, 3) uint8: each tile cut at every margin it is read at (vision.reader.crop_views).
     views: np.ndarray
     reading: CropReading
-    #: The detections left out as more likely not tiles (:func:`kept_as_tiles`).
+    #: The detections left out as more likely not tiles (:func:`kept_as_tiles`), and what the reader
+    #: said of them (for studies of the gate; nothing reads them).
     dropped: Detections = field(default_factory=Detections.empty)
+    dropped_reading: CropReading = field(default_factory=CropReading.empty)
 
 
 def kept_as_tiles(confidences: np.ndarray, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB) -> np.ndarray:
@@ -136,8 +138,12 @@ def see_tiles(
     views = crop_views(photo, found.boxes, reader.imgsz)
     seen = read_views(views, reader)
     keep = kept_as_tiles(found.confidences, seen.tile_prob)
-    reading = CropReading(seen.probs[keep], seen.tile_prob[keep], seen.embeddings[keep])
-    return SeenTiles(found[keep], views[:, keep], reading, found[~keep])
+    return SeenTiles(found[keep], views[:, keep], _reading_of(seen, keep), found[~keep], _reading_of(seen, ~keep))
+
+
+def _reading_of(reading: CropReading, mask: np.ndarray) -> CropReading:
+    """The part of ``reading`` for the crops ``mask`` selects."""
+    return CropReading(reading.probs[mask], reading.tile_prob[mask], reading.embeddings[mask])
 
 
 def read(

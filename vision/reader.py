@@ -65,6 +65,11 @@ class CropReading:
     #: (n, d) the head's pooled features.
     embeddings: np.ndarray
 
+    @classmethod
+    def empty(cls) -> "CropReading":
+        """The reading of no crops."""
+        return cls(np.zeros((0, NUM_KINDS)), np.zeros(0), np.zeros((0, 0)))
+
 
 def reader_fingerprint(reader: TileReader) -> str:
     """Which reader this is (the first 16 hex digits of its file's SHA-256): embeddings of one
@@ -157,7 +162,7 @@ def read_views(views: np.ndarray, reader: TileReader) -> CropReading:
     if margins != len(READ_PADS):
         raise ValueError(f"expected views at the {len(READ_PADS)} margins of crop_views, got {margins}")
     if n == 0:
-        return CropReading(np.zeros((0, NUM_KINDS)), np.zeros(0), np.zeros((0, 0)))
+        return CropReading.empty()
     first = read_crops(views[FIRST_MARGIN], reader)
     probs, tile_prob, embeddings = first.probs.copy(), first.tile_prob.copy(), first.embeddings.copy()
     doubtful = np.flatnonzero((first.probs.max(axis=1) < SURE_LABEL) | (first.tile_prob < SURE_TILE))
