@@ -52,6 +52,24 @@ def test_shipped_finetune_config_differs_from_its_base_only_in_the_rate():
     assert editions["dataset"] == load_config(REPO / "datasets" / "configs" / "reader.yaml")["dataset"]
 
 
+def test_detector_stage4_config_is_stage3_with_new_scenes_more_real_copies_and_a_lower_rate():
+    from training.testsets import TEST_SETS
+
+    configs = REPO / "datasets" / "configs"
+    stage3, stage4 = load_config(configs / "detector_generalised.yaml"), load_config(configs / "detector_more_scenes.yaml")
+    assert stage4["synthetic"]["recipe"] == stage3["synthetic"]["recipe"] == "generalised"
+    assert stage4["synthetic"]["seed"] != stage3["synthetic"]["seed"]
+    assert stage4["synthetic"]["seed"] not in {t.seed for t in TEST_SETS}
+    assert stage4["synthetic"]["count"] > 4 * stage3["synthetic"]["count"]
+    assert stage4["real_copies_per_photo"] == 2 > stage3["real_copies_per_photo"]
+    assert stage4["train"]["lr0"] < stage3["train"]["lr0"]
+    assert {**stage4["train"], "lr0": stage3["train"]["lr0"]} == stage3["train"]
+    assert stage4["train"]["degrees"] == 0.0
+    assert {k: v for k, v in stage4.items() if k not in {"synthetic", "real_copies_per_photo", "train"}} == {
+        k: v for k, v in stage3.items() if k not in {"synthetic", "real_copies_per_photo", "train"}
+    }
+
+
 def test_label_lines_as_polygons_and_boxes():
     square = label_polygon("3 0.1 0.2 0.3 0.2 0.3 0.4 0.1 0.4")
     assert square.shape == (4, 2)
