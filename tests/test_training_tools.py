@@ -136,6 +136,8 @@ def test_the_threshold_is_chosen_on_both_calibration_sets_pooled(monkeypatch, ca
     assert "chosen uncertain_below 0.73" in capsys.readouterr().out  # the lowest flagging both wrong tiles
     calibrate.main(["--testsets", str(tmp_path), "--set", "held-out-phone"])
     assert "'held-out-phone', a test set" in capsys.readouterr().err
+    calibrate.main(["--testsets", str(tmp_path), "--set", "selection"])
+    assert "'selection', a selection set" in capsys.readouterr().err
 
 
 def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
@@ -146,6 +148,12 @@ def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
     }
     held_out = {t.name: t.recipe for t in TEST_SETS if t.recipe.uses_held_out()}
     assert set(held_out) == {"held-out-editions", "held-out-phone", "okey-tiles"}  # and no other set shows them
+    selection = {t.name: t for t in TEST_SETS if t.selects_models}
+    assert set(selection) == {"selection", "selection-phone"} and not any(t.is_test for t in selection.values())
+    by_name = {t.name: t for t in TEST_SETS}  # the calibration sets' recipes, twice the photos
+    assert selection["selection"].recipe == by_name["calibration"].recipe
+    assert selection["selection-phone"].recipe == by_name["calibration-phone"].recipe
+    assert selection["selection"].count == 2 * by_name["calibration"].count
     seeds = [t.seed for t in TEST_SETS]
     assert len(set(seeds)) == len(seeds)
     with pytest.raises(ValueError, match="unknown test sets"):

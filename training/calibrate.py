@@ -31,7 +31,7 @@ from vision.detections import Detections
 __all__ = ["tile_outcomes", "flag_rates", "choose_threshold", "main"]
 
 #: The sets tuned on (never reported as tests).
-CALIBRATION_SETS = tuple(t.name for t in TEST_SETS if not t.is_test)
+CALIBRATION_SETS = tuple(t.name for t in TEST_SETS if not t.is_test and not t.selects_models)
 THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.996, 0.01))
 
 
@@ -73,8 +73,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write every tile's outcome here")
     parser.add_argument("--cache", type=Path, help="reuse the detections and reader output saved here (training.evaluate --cache)")
     args = parser.parse_args(argv)
-    for name in set(args.set) - set(CALIBRATION_SETS):
-        print(f"note: calibrating on {name!r}, a test set: its figures are then no longer a test", file=sys.stderr)
+    selection = {t.name for t in TEST_SETS if t.selects_models}
+    for name in sorted(set(args.set) - set(CALIBRATION_SETS)):
+        why = ("a selection set: models chosen on it are then chosen on the threshold's photos" if name in selection
+               else "a test set: its figures are then no longer a test")
+        print(f"note: calibrating on {name!r}, {why}", file=sys.stderr)
     photos = [photo for name in args.set for photo in load_testset(args.testsets / name)]
     right, confidence, not_tile = tile_outcomes(photos, args.detector, load_any_reader(args.reader), args.cache)
     print(f"{len(right)} tiles read, {int((~right).sum())} wrong")

@@ -7,6 +7,8 @@ Nothing here is ever trained on: the seeds differ from every training set's, and
 (:data:`datasets.synth.editions.HELD_OUT`). ``calibration`` shows the *training* editions at
 fresh seeds: it is where decoding's uncertainty rule is set, so that no figure of a test set is
 tuned on that test set; ``calibration-phone`` does the same for photos as a phone takes them.
+``selection`` and ``selection-phone`` (the training editions at other seeds) are where one model
+checkpoint is chosen over another.
 """
 
 from __future__ import annotations
@@ -40,8 +42,11 @@ class TestSet:
     recipe: SceneRecipe
     count: int
     seed: int
-    #: True for the sets reported as tests; False for the calibration set (tuned on).
+    #: True for the sets reported as tests; False for the calibration and selection sets (tuned on).
     is_test: bool = True
+    #: True for a selection set: where one checkpoint is chosen over another, apart from the sets
+    #: decoding's threshold is tuned on, so that neither choice is made on the other's photos.
+    selects_models: bool = False
 
 
 TEST_SETS: tuple[TestSet, ...] = (
@@ -81,6 +86,19 @@ TEST_SETS: tuple[TestSet, ...] = (
     # The training editions as a phone sends them (held-out-phone's recipe, other editions and
     # seed): where a rule for 12 MP photos is chosen, so that held-out-phone stays a test.
     TestSet("calibration-phone", replace(_PHONE, editions=_TRAINING), 20, 9101, is_test=False),
+    # The training editions again at fresh seeds, twice the photos of the calibration sets, declared
+    # (session 12) before they were ever measured: a checkpoint replaces the shipped one only when
+    # its tile F1 over these two sets pooled is higher, the real validation split not regressing.
+    TestSet(
+        "selection",
+        SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), editions=_TRAINING,
+                    distractors=(0, 4)),
+        80,
+        9200,
+        is_test=False,
+        selects_models=True,
+    ),
+    TestSet("selection-phone", replace(_PHONE, editions=_TRAINING), 40, 9201, is_test=False, selects_models=True),
 )
 
 
