@@ -237,13 +237,18 @@ def test_the_overview_has_one_row_per_set_with_its_figures():
     from training.evaluate_suite import overview
 
     rel = {"wrong_flagged_share": 0.9, "right_flagged_share": 0.05}
-    base = {"photos": 2, "tiles": 10, "precision": 0.8, "recall": 0.5, "f1": 8 / 13, "photos_exact": 0.5,
-            "reliability": rel, "non_tiles_read_as_tiles": 1, "hidden_tiles": 3, "hidden_tiles_read": 2}
-    none_wrong = {**base, "reliability": {"wrong_flagged_share": None, "right_flagged_share": 0.0}}
+    base = {"photos": 2, "tiles": 10, "tiles_read": 5, "tiles_right": 4, "precision": 0.8, "recall": 0.4,
+            "f1": 8 / 15, "photos_exact": 0.5, "reliability": rel, "non_tiles_read_as_tiles": 1, "hidden_tiles": 3,
+            "hidden_tiles_read": 2}
+    none_wrong = {**base, "tiles": 30, "tiles_read": 30, "tiles_right": 30, "precision": 1.0, "recall": 1.0, "f1": 1.0,
+                  "reliability": {"wrong_flagged_share": None, "right_flagged_share": 0.0}}
     table = overview({"a": base, "b": none_wrong}).splitlines()
-    assert len(table) == 4 and table[0].startswith("| set |")
-    assert table[2] == "| a | 2 | 10 | 0.800 / 0.500 / 0.615 | 50.0 % | 0.900 / 0.050 | 1 | 3 (2) |"
+    assert len(table) == 5 and table[0].startswith("| set |")
+    assert table[2] == "| a | 2 | 10 | 0.800 / 0.400 / 0.533 | 50.0 % | 0.900 / 0.050 | 1 | 3 (2) |"
     assert "| – / 0.000 |" in table[3]
+    # pooled over tiles, not the mean of the sets: 34 right of 35 read, of 40 labelled
+    assert table[4].startswith("| pooled | 4 | 40 | 0.971 / 0.850 / 0.907 |")
+    assert len(overview({"a": base}).splitlines()) == 3  # one set: nothing to pool
 
 
 def test_the_evaluation_drops_boxes_as_the_pipeline_does():

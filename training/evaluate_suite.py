@@ -32,7 +32,7 @@ from solver.rules import STANDARD
 from solver.tiles import Tile
 from training.error_breakdown import SIZE_BANDS as TILE_SIZE_BANDS
 from training.error_breakdown import ErrorKind, error_counts, errors_by_size, format_breakdown, size_band, tile_errors
-from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
+from training.metrics import PRF, Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
 from training.testsets import DEFAULT_OUT, TEST_SETS
 from training.tile_reading import load_any_reader, read_boxes, reader_source
@@ -349,6 +349,8 @@ def evaluate_set(
     return {
         "photos": len(photos),
         "tiles": totals["truth"],
+        "tiles_read": totals["read"],
+        "tiles_right": totals["hits"],
         **prf(totals["hits"], totals["read"], totals["truth"]).as_dict(),
         "photos_exact": totals["exact"] / max(len(photos), 1),
         "box_iou": {name: iou_spread(totals["ious"].get(name, [])) for _, _, name in SCALE_BANDS},
@@ -417,7 +419,18 @@ def overview(report: dict[str, dict]) -> str:
             f"{100 * r['photos_exact']:.1f} % | {share(rel['wrong_flagged_share'])} / {share(rel['right_flagged_share'])} | "
             f"{r['non_tiles_read_as_tiles']} | {r['hidden_tiles']} ({r['hidden_tiles_read']}) |"
         )
+    if len(report) > 1:
+        both = pooled(report.values())
+        lines.append(f"| pooled | {sum(r['photos'] for r in report.values())} | {sum(r['tiles'] for r in report.values())} | "
+                     f"{both.precision:.3f} / {both.recall:.3f} / {both.f1:.3f} | | | | |")
     return "\n".join(lines)
+
+
+def pooled(reports) -> PRF:
+    """Tile precision, recall and F1 over several sets' tiles together (how a checkpoint is chosen on the
+    selection sets: each tile counts once, so a big set weighs more than a small one)."""
+    return prf(sum(r["tiles_right"] for r in reports), sum(r["tiles_read"] for r in reports),
+               sum(r["tiles"] for r in reports))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
