@@ -51,7 +51,8 @@ class DecodingSettings:
     repair_ratio: float = 0.1
     #: Final confidence below this marks a tile for the user to confirm. Set by
     #: ``python -m training.calibrate`` on the seeded calibration photos of the training editions
-    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.74 with
+    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.73 with
+    #: the stage-4 detector (session 12; 90.0 % of wrong tiles and 8.3 % of right ones). 0.74 with
     #: models/reader-more-photos.pt and the same pooled photos (90.4 % of wrong tiles and 9.5 % of
     #: right ones flagged there). 0.81 with models/reader-closeups.pt and the small and the 12 MP
     #: calibration photos pooled (90.2 % of wrong tiles and 14.0 % of right ones). 0.71 with
@@ -62,7 +63,7 @@ class DecodingSettings:
     #: their number hidden counted too: 90.6 % / 16.0 %); 0.65 with the stage-2 detector (90.1 % /
     #: 16.0 %); before the chance of no tile counted, 0.70 (90.1 % / 17.7 %); 0.77 with
     #: models/reader-editions.pt.
-    uncertain_below: float = 0.74
+    uncertain_below: float = 0.73
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
     #: Readings of one meld examined at most (bounds the search on long doubtful melds).
