@@ -34,6 +34,11 @@ _PHONE = SceneRecipe(
     closeup_sizes=((4000, 2250), (4000, 2250), (2250, 4000)), photo_sizes=((4000, 3000), (3000, 4000)),
     table_tile_share=(1 / 40, 1 / 15),
 )
+#: The training editions in every kind of photo, small (the calibration and selection sets).
+_TRAINING_MIXED = SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)),
+                              editions=_TRAINING, distractors=(0, 4))
+#: The training editions as a phone sends them.
+_TRAINING_PHONE = replace(_PHONE, editions=_TRAINING)
 
 
 @dataclass(frozen=True)
@@ -75,30 +80,15 @@ TEST_SETS: tuple[TestSet, ...] = (
         30,
         9003,
     ),
-    TestSet(
-        "calibration",
-        SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), editions=_TRAINING,
-                    distractors=(0, 4)),
-        40,
-        9100,
-        is_test=False,
-    ),
+    TestSet("calibration", _TRAINING_MIXED, 40, 9100, is_test=False),
     # The training editions as a phone sends them (held-out-phone's recipe, other editions and
     # seed): where a rule for 12 MP photos is chosen, so that held-out-phone stays a test.
-    TestSet("calibration-phone", replace(_PHONE, editions=_TRAINING), 20, 9101, is_test=False),
+    TestSet("calibration-phone", _TRAINING_PHONE, 20, 9101, is_test=False),
     # The training editions again at fresh seeds, twice the photos of the calibration sets, declared
     # (session 12) before they were ever measured: a checkpoint replaces the shipped one only when
     # its tile F1 over these two sets pooled is higher, the real validation split not regressing.
-    TestSet(
-        "selection",
-        SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), editions=_TRAINING,
-                    distractors=(0, 4)),
-        80,
-        9200,
-        is_test=False,
-        selects_models=True,
-    ),
-    TestSet("selection-phone", replace(_PHONE, editions=_TRAINING), 40, 9201, is_test=False, selects_models=True),
+    TestSet("selection", _TRAINING_MIXED, 80, 9200, is_test=False, selects_models=True),
+    TestSet("selection-phone", _TRAINING_PHONE, 40, 9201, is_test=False, selects_models=True),
 )
 
 
