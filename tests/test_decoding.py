@@ -244,3 +244,15 @@ def test_a_box_that_may_not_be_a_tile_is_no_surer_than_that():
 def test_bad_tile_probabilities_are_refused(tile_prob, message):
     with pytest.raises(DecodingError, match=message):
         decode(probs_for(sure("red-5"), sure("red-6")), tile_prob=tile_prob)
+
+
+def test_a_joker_needs_more_confidence_than_a_number_to_be_shown_as_sure():
+    """A phantom joker costs 30 points: at 80 % a number tile is sure, a joker goes to the player."""
+    probs = probs_for(sure("joker", 0.8), sure("red-5", 0.8))
+    assert DecodingSettings().joker_uncertain_below == pytest.approx(0.94)
+    for result in (decode(probs, require_valid_melds=False), argmax_decoding(probs)):
+        assert names(result) == ["joker", "red-5"] and result.uncertain == (True, False)
+    assert decode(probs_for(sure("joker", 0.97))).uncertain == (False,)
+    # never laxer than the general threshold, whatever the jokers' own says
+    lax = DecodingSettings(uncertain_below=0.9, joker_uncertain_below=0.5)
+    assert decode(probs, require_valid_melds=False, settings=lax).uncertain == (True, True)

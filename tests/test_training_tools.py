@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from training.calibrate import choose_threshold, flag_rates
+from training.calibrate import TileOutcomes, choose_joker_threshold, choose_threshold, cost_scaled_threshold, flag_rates
 from training.configs import ConfigError, load_config, merge
 from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DatasetError, label_polygon, polygon_line_to_box
@@ -116,6 +116,28 @@ def test_threshold_choice_flags_enough_wrong_tiles():
     assert choose_threshold(right, confidence, 0.9, (0.5, 0.6)) == 0.6  # none reaches it: the highest
 
 
+def test_a_jokers_threshold_scales_the_risk_by_what_a_wrong_joker_costs():
+    # a tile may be wrong 27 % of the time unflagged; a joker (30 points against 7) 6.3 %
+    assert cost_scaled_threshold(0.73) == 0.94 and cost_scaled_threshold(0.5) == 0.89
+    assert cost_scaled_threshold(0.73, penalty=7.0) == 0.73  # as costly as a tile: the same threshold
+    for bad in ((0.0,), (1.0,), (0.7, 0.0)):
+        with pytest.raises(ValueError):
+            cost_scaled_threshold(*bad)
+
+
+def test_a_jokers_threshold_flags_every_wrong_joker_read_when_the_cost_alone_does_not():
+    outcomes = TileOutcomes(
+        right=np.array([True, False, True, False, True]), confidence=np.array([0.99, 0.96, 0.97, 0.5, 0.6]),
+        not_tile=np.zeros(5), labels=np.array([52, 52, 52, 7, 7]),
+    )
+    assert outcomes.jokers.tolist() == [True, True, True, False, False]
+    assert choose_joker_threshold(outcomes, 0.73) == pytest.approx(0.97)  # 0.96 must be flagged
+    calm = TileOutcomes(outcomes.right, np.array([0.99, 0.80, 0.97, 0.5, 0.6]), outcomes.not_tile, outcomes.labels)
+    assert choose_joker_threshold(calm, 0.73) == 0.94  # the cost-scaled floor
+    no_wrong_joker = TileOutcomes(outcomes.right, outcomes.confidence, outcomes.not_tile, np.array([52, 7, 52, 7, 7]))
+    assert choose_joker_threshold(no_wrong_joker, 0.73) == 0.94
+
+
 def test_the_threshold_is_chosen_on_both_calibration_sets_pooled(monkeypatch, capsys, tmp_path):
     """By default every set tuned on (small photos and 12 MP ones) is read and its tiles pooled;
     a test set named on purpose is read too, with a warning."""
@@ -126,14 +148,16 @@ def test_the_threshold_is_chosen_on_both_calibration_sets_pooled(monkeypatch, ca
 
     def fake_outcomes(photos, detector, reader, cache):
         seen["photos"] = list(photos)
-        return np.array([True, False, False]), np.array([0.95, 0.6, 0.72]), np.zeros(3)
+        return TileOutcomes(np.array([True, False, False]), np.array([0.95, 0.6, 0.72]), np.zeros(3), np.array([52, 3, 52]))
 
     monkeypatch.setattr(calibrate, "load_testset", lambda folder: loaded.append(folder.name) or [folder.name])
     monkeypatch.setattr(calibrate, "tile_outcomes", fake_outcomes)
     monkeypatch.setattr(calibrate, "load_any_reader", lambda path: None)
     assert calibrate.main(["--testsets", str(tmp_path)]) == 0
     assert loaded == ["calibration", "calibration-phone"] and seen["photos"] == loaded
-    assert "chosen uncertain_below 0.73" in capsys.readouterr().out  # the lowest flagging both wrong tiles
+    out = capsys.readouterr().out
+    assert "chosen uncertain_below 0.73" in out  # the lowest flagging both wrong tiles
+    assert "2 tiles read as jokers, 1 wrong" in out and "chosen joker_uncertain_below 0.94" in out
     calibrate.main(["--testsets", str(tmp_path), "--set", "held-out-phone"])
     assert "'held-out-phone', a test set" in capsys.readouterr().err
     calibrate.main(["--testsets", str(tmp_path), "--set", "selection"])
@@ -242,9 +266,11 @@ def test_the_overview_has_one_row_per_set_with_its_figures():
             "hidden_tiles_read": 2}
     none_wrong = {**base, "tiles": 30, "tiles_read": 30, "tiles_right": 30, "precision": 1.0, "recall": 1.0, "f1": 1.0,
                   "reliability": {"wrong_flagged_share": None, "right_flagged_share": 0.0}}
-    table = overview({"a": base, "b": none_wrong}).splitlines()
+    base_jokers = {**base, "jokers_read": {"wrong": 3, "wrong_flagged_share": 2 / 3, "right": 1, "right_flagged_share": 0.0}}
+    table = overview({"a": base_jokers, "b": none_wrong}).splitlines()
     assert len(table) == 5 and table[0].startswith("| set |")
-    assert table[2] == "| a | 2 | 10 | 0.800 / 0.400 / 0.533 | 50.0 % | 0.900 / 0.050 | 1 | 3 (2) |"
+    assert table[2] == "| a | 2 | 10 | 0.800 / 0.400 / 0.533 | 50.0 % | 0.900 / 0.050 | 3 (2) | 1 | 3 (2) |"
+    assert "| – / 0.000 | – | 1 |" in table[3]  # a report from before jokers were counted apart
     assert "| – / 0.000 |" in table[3]
     # pooled over tiles, not the mean of the sets: 34 right of 35 read, of 40 labelled
     assert table[4].startswith("| pooled | 4 | 40 | 0.971 / 0.850 / 0.907 |")

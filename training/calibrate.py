@@ -8,36 +8,60 @@ serves both. Every photo is read end to end once; each tile read is right or wro
 labelled tile is wrong) and has its decoded confidence. A tile is flagged uncertain when its
 confidence is below the threshold, so one pass gives the flag rates of every threshold. The
 threshold chosen is the lowest that flags at least ``target-wrong`` of the wrong tiles: flagging
-more would only bother the player with right tiles. The figures on the held-out editions are then
-measured with that threshold by :mod:`training.evaluate_suite`, which never sees this choice.
+more would only bother the player with right tiles. Tiles read as jokers get a threshold of their
+own (``joker_uncertain_below``): a phantom joker costs 30 points on the score sheet where a tile's
+number costs 7 on average, and builds moves on a tile that is not there, while a right joker
+flagged costs one tap. So a joker may be wrong at most 7/30 as often as the general threshold lets a
+tile be (:func:`cost_scaled_threshold`), and the threshold flags every wrong joker of the
+calibration photos too (``--target-wrong-joker``), whichever is higher. The figures on the held-out editions are then measured with both thresholds
+by :mod:`training.evaluate_suite`, which never sees this choice.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from solver.tiles import JOKER_INDEX
 from training.evaluate_suite import MATCH_IOU, decide_photo, load_testset, see_photo, without_hidden
 from training.metrics import match
 from training.testsets import DEFAULT_OUT, TEST_SETS
 from training.tile_reading import load_any_reader
 from vision.detections import Detections
 
-__all__ = ["tile_outcomes", "flag_rates", "choose_threshold", "main"]
+__all__ = ["TileOutcomes", "tile_outcomes", "flag_rates", "choose_threshold", "choose_joker_threshold", "cost_scaled_threshold", "main"]
 
 #: The sets tuned on (never reported as tests).
 CALIBRATION_SETS = tuple(t.name for t in TEST_SETS if not t.is_test and not t.selects_models)
 THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.996, 0.01))
 
 
-def tile_outcomes(photos, detector: Path | None, reader, cache: Path | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(right?, confidence, non-tile probability) of every tile read in ``photos``."""
-    right, confidence, not_tile = [], [], []
+@dataclass(frozen=True)
+class TileOutcomes:
+    """Every tile read in some photos: right or wrong (a box on no labelled tile is wrong), its decoded
+    confidence, the reader's probability that the box shows no tile, and the tile it was read as."""
+
+    right: np.ndarray
+    confidence: np.ndarray
+    not_tile: np.ndarray
+    labels: np.ndarray
+
+    @property
+    def jokers(self) -> np.ndarray:
+        """Mask of the tiles read as jokers."""
+        return self.labels == JOKER_INDEX
+
+
+def tile_outcomes(photos, detector: Path | None, reader, cache: Path | None = None) -> TileOutcomes:
+    """The outcome of every tile read in ``photos`` (tiles read on hidden tiles left out)."""
+    right, confidence, not_tile, labels = [], [], [], []
     for photo in photos:
         reading, _ = without_hidden(photo, decide_photo(see_photo(photo.image_path, detector, reader, cache), photo.kind))
         pairs = match(Detections(reading.boxes, np.ones(len(reading.boxes), np.float32)), photo.boxes, MATCH_IOU)
@@ -45,7 +69,8 @@ def tile_outcomes(photos, detector: Path | None, reader, cache: Path | None = No
             right.append(i in pairs and label == photo.labels[pairs[i]])
             confidence.append(reading.confidence[i])
             not_tile.append(reading.not_tile[i])
-    return np.array(right, bool), np.array(confidence, float), np.array(not_tile, float)
+            labels.append(label)
+    return TileOutcomes(np.array(right, bool), np.array(confidence, float), np.array(not_tile, float), np.array(labels, np.int64))
 
 
 def flag_rates(right: np.ndarray, confidence: np.ndarray, threshold: float) -> tuple[float, float]:
@@ -63,6 +88,31 @@ def choose_threshold(right: np.ndarray, confidence: np.ndarray, target_wrong: fl
     return float(thresholds[-1])
 
 
+#: What a tile's number is worth on average (1..13), and what a joker left on a rack costs (standard rules).
+MEAN_TILE_VALUE, JOKER_PENALTY = 7.0, 30.0
+
+
+def cost_scaled_threshold(general: float, penalty: float = JOKER_PENALTY, value: float = MEAN_TILE_VALUE) -> float:
+    """The threshold under which a joker is flagged when the chance of it being wrong that is accepted
+    for a tile (1 - ``general``) is scaled by what a wrong reading costs (``value`` / ``penalty``),
+    rounded up to the thresholds' step."""
+    if not 0.0 < general < 1.0 or penalty <= 0 or value <= 0:
+        raise ValueError("the general threshold must lie in (0, 1) and the costs be positive")
+    return math.ceil(round(100 * (1.0 - (1.0 - general) * min(1.0, value / penalty)), 6)) / 100
+
+
+def choose_joker_threshold(outcomes: TileOutcomes, general: float, target_wrong: float = 1.0,
+                           thresholds: Sequence[float] = THRESHOLDS) -> float:
+    """The jokers' own threshold: the cost-scaled one (:func:`cost_scaled_threshold`), or higher if
+    that is needed to flag ``target_wrong`` of the wrong jokers among ``outcomes``."""
+    floor = cost_scaled_threshold(general)
+    jokers = outcomes.jokers
+    if not (~outcomes.right[jokers]).any():
+        return floor
+    return max(floor, choose_threshold(outcomes.right[jokers], outcomes.confidence[jokers], target_wrong,
+                                       [t for t in thresholds if t >= general] or [general]))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.calibrate", description=__doc__.split("\n")[0])
     parser.add_argument("--set", nargs="+", default=list(CALIBRATION_SETS), help="the sets under --testsets to calibrate on, pooled")
@@ -70,6 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reader", type=Path)
     parser.add_argument("--detector", type=Path)
     parser.add_argument("--target-wrong", type=float, default=0.9)
+    parser.add_argument("--target-wrong-joker", type=float, default=1.0, help="share of the wrong jokers to flag")
     parser.add_argument("--json", type=Path, help="also write every tile's outcome here")
     parser.add_argument("--cache", type=Path, help="reuse the detections and reader output saved here (training.evaluate --cache)")
     args = parser.parse_args(argv)
@@ -79,10 +130,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                else "a test set: its figures are then no longer a test")
         print(f"note: calibrating on {name!r}, {why}", file=sys.stderr)
     photos = [photo for name in args.set for photo in load_testset(args.testsets / name)]
-    right, confidence, not_tile = tile_outcomes(photos, args.detector, load_any_reader(args.reader), args.cache)
+    outcomes = tile_outcomes(photos, args.detector, load_any_reader(args.reader), args.cache)
+    right, confidence = outcomes.right, outcomes.confidence
     print(f"{len(right)} tiles read, {int((~right).sum())} wrong")
     if args.json:
-        args.json.write_text(json.dumps({"right": right.tolist(), "confidence": confidence.tolist(), "not_tile": not_tile.tolist()}))
+        args.json.write_text(json.dumps({"right": right.tolist(), "confidence": confidence.tolist(),
+                                         "not_tile": outcomes.not_tile.tolist(), "labels": outcomes.labels.tolist()}))
     print("threshold  wrong flagged  right flagged")
     for threshold in THRESHOLDS[::5]:
         w, r = flag_rates(right, confidence, threshold)
@@ -90,6 +143,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = choose_threshold(right, confidence, args.target_wrong)
     w, r = flag_rates(right, confidence, chosen)
     print(f"chosen uncertain_below {chosen:.2f}: wrong flagged {w:.3f}, right flagged {r:.3f}")
+    jokers = outcomes.jokers
+    joker_right, joker_confidence = right[jokers], confidence[jokers]
+    print(f"{int(jokers.sum())} tiles read as jokers, {int((~joker_right).sum())} wrong; wrong-joker confidences: "
+          + (" ".join(f"{c:.3f}" for c in sorted(joker_confidence[~joker_right])) or "-"))
+    joker = choose_joker_threshold(outcomes, chosen, args.target_wrong_joker)
+    w, r = flag_rates(joker_right, joker_confidence, joker)
+    print(f"chosen joker_uncertain_below {joker:.2f}: wrong jokers flagged {w:.3f}, right jokers flagged {r:.3f}")
     return 0
 
 

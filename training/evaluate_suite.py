@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from solver.rules import STANDARD
-from solver.tiles import Tile
+from solver.tiles import JOKER_INDEX, Tile
 from training.error_breakdown import SIZE_BANDS as TILE_SIZE_BANDS
 from training.error_breakdown import ErrorKind, error_counts, errors_by_size, format_breakdown, size_band, tile_errors
 from training.metrics import PRF, Reliability, iou_spread, match, multiset_scores, prf
@@ -292,6 +292,8 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     for i in range(len(reading.labels)):
         right = i in pairs and reading.labels[i] == photo.labels[pairs[i]]
         totals["reliability"].add(right, reading.uncertain[i], reading.confidence[i])
+        if reading.labels[i] == JOKER_INDEX:
+            totals["jokers"].add(right, reading.uncertain[i], reading.confidence[i])
         totals["outcomes"].append((bool(right), round(float(reading.confidence[i]), 5), round(float(reading.not_tile[i]), 5)))
     phantoms = [i for i in range(len(reading.labels)) if i not in pairs]
     totals["non_tiles_read"] += len(phantoms)
@@ -317,7 +319,7 @@ def new_totals() -> dict:
     """The running sums :func:`score_photo` adds to."""
     return {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0, "distractors_read": 0,
             "hidden": 0, "hidden_read": 0,
-            "ious": {}, "reliability": Reliability(), "outcomes": [], "errors": Counter(),
+            "ious": {}, "reliability": Reliability(), "jokers": Reliability(), "outcomes": [], "errors": Counter(),
             "by_size": {name: Counter() for _, _, name in TILE_SIZE_BANDS}, "size_tiles": Counter()}
 
 
@@ -362,6 +364,8 @@ def evaluate_set(
         "hidden_tiles": totals["hidden"],
         "hidden_tiles_read": totals["hidden_read"],
         "reliability": totals["reliability"].as_dict(),
+        #: The same for the tiles read as jokers alone (they have a flag threshold of their own).
+        "jokers_read": totals["jokers"].as_dict(),
         "errors": errors,
         "error_kinds": {kind.value: totals["errors"][kind] for kind in ErrorKind},
         #: Per size band of the labelled tiles (longer side, pixels): how many, and the errors on them by kind.
@@ -379,7 +383,7 @@ def _share(value: float | None, missing: str) -> str:
 
 
 def summary(name: str, r: dict) -> str:
-    rel = r["reliability"]
+    rel, jokers = r["reliability"], r["jokers_read"]
     share = lambda v: _share(v, "-")  # noqa: E731
     lines = [
         f"{name}: {r['photos']} photos, {r['tiles']} tiles: P {r['precision']:.4f} R {r['recall']:.4f} F1 {r['f1']:.4f}, "
@@ -392,6 +396,8 @@ def summary(name: str, r: dict) -> str:
         f"  flagged uncertain: wrong tiles {share(rel['wrong_flagged_share'])} of {rel['wrong']}, right tiles "
         f"{share(rel['right_flagged_share'])} of {rel['right']}",
         "  reliability: " + ", ".join(f"{b['confidence']} {share(b['accuracy'])} ({b['tiles']})" for b in rel["table"]),
+        f"  read as jokers: {jokers['right'] + jokers['wrong']}, wrong {jokers['wrong']} (flagged "
+        f"{share(jokers['wrong_flagged_share'])}), right flagged {share(jokers['right_flagged_share'])}",
         "  " + format_breakdown(Counter({kind: r["error_kinds"][kind.value] for kind in ErrorKind})),
         "  errors on labelled tiles by size: " + "; ".join(
             f"{band} ({v['tiles']} tiles): " + (", ".join(f"{k} {n}" for k, n in v.items() if k != "tiles") or "none")
@@ -405,24 +411,33 @@ def summary(name: str, r: dict) -> str:
     return "\n".join(lines)
 
 
+def _wrong_jokers(r: dict) -> str:
+    """Tiles wrongly read as jokers, and (in brackets) how many of them were flagged."""
+    jokers = r.get("jokers_read")
+    if jokers is None:  # a report written before jokers were counted apart
+        return "–"
+    flagged = round((jokers["wrong_flagged_share"] or 0.0) * jokers["wrong"])
+    return f"{jokers['wrong']} ({flagged})"
+
+
 def overview(report: dict[str, dict]) -> str:
     """One Markdown row per set, the figures a model card quotes, after the per-set summaries."""
     share = lambda v: _share(v, "–")  # noqa: E731
     lines = [
-        "| set | photos | tiles | P / R / F1 | photos exact | wrong / right flagged | non-tiles read | hidden (read anyway) |",
-        "|---|---:|---:|---|---:|---|---:|---|",
+        "| set | photos | tiles | P / R / F1 | photos exact | wrong / right flagged | wrong jokers (flagged) | non-tiles read | hidden (read anyway) |",
+        "|---|---:|---:|---|---:|---|---:|---:|---|",
     ]
     for name, r in report.items():
         rel = r["reliability"]
         lines.append(
             f"| {name} | {r['photos']} | {r['tiles']} | {r['precision']:.3f} / {r['recall']:.3f} / {r['f1']:.3f} | "
             f"{100 * r['photos_exact']:.1f} % | {share(rel['wrong_flagged_share'])} / {share(rel['right_flagged_share'])} | "
-            f"{r['non_tiles_read_as_tiles']} | {r['hidden_tiles']} ({r['hidden_tiles_read']}) |"
+            f"{_wrong_jokers(r)} | {r['non_tiles_read_as_tiles']} | {r['hidden_tiles']} ({r['hidden_tiles_read']}) |"
         )
     if len(report) > 1:
         both = pooled(report.values())
         lines.append(f"| pooled | {sum(r['photos'] for r in report.values())} | {sum(r['tiles'] for r in report.values())} | "
-                     f"{both.precision:.3f} / {both.recall:.3f} / {both.f1:.3f} | | | | |")
+                     f"{both.precision:.3f} / {both.recall:.3f} / {both.f1:.3f} | | | | | |")
     return "\n".join(lines)
 
 
@@ -443,6 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     tests = [REAL_VALIDATION] + [t.name for t in TEST_SETS if t.is_test]
     parser.add_argument("--sets", nargs="*", choices=names, default=tests)
     parser.add_argument("--uncertain-below", type=float, help="decoding's uncertainty threshold (default: the shipped rule)")
+    parser.add_argument("--joker-uncertain-below", type=float, help="the jokers' own threshold (default: the shipped rule)")
     parser.add_argument("--min-tile-prob", type=float, default=MIN_TILE_PROB,
                         help="drop a box whose detector confidence x the reader's tile probability is under this (0: never)")
     parser.add_argument("--ink-weight", type=float, default=0.0,
@@ -455,7 +471,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     reader = load_any_reader(args.reader)
     settings = DEFAULT_SETTINGS
     if args.uncertain_below is not None:
-        settings = replace(DEFAULT_SETTINGS, uncertain_below=args.uncertain_below)
+        settings = replace(settings, uncertain_below=args.uncertain_below)
+    if args.joker_uncertain_below is not None:
+        settings = replace(settings, joker_uncertain_below=args.joker_uncertain_below)
     report = {}
     for name in args.sets:
         try:

@@ -64,6 +64,16 @@ class DecodingSettings:
     #: 16.0 %); before the chance of no tile counted, 0.70 (90.1 % / 17.7 %); 0.77 with
     #: models/reader-editions.pt.
     uncertain_below: float = 0.73
+    #: A tile read as a joker is shown as sure only from this confidence up (and never below
+    #: ``uncertain_below``). A phantom joker is the costliest misread — 30 points on a score sheet,
+    #: and a suggested move built on a tile that is not there — and it is how the reader misreads
+    #: what it cannot name: a blank rack end, a patch of wood, a joker face of an edition it never
+    #: saw all lack a number, as a joker does. Set by ``python -m training.calibrate`` from the
+    #: threshold above: a joker may be wrong at most 7/30 as often as a tile (a tile's number is
+    #: worth 7 on average, a joker costs 30), and every wrong joker of the calibration photos is
+    #: flagged. 0.94 (session 13): there, 6 of 6 wrong jokers and 11 of 35 right ones flagged (at
+    #: 0.73, 6 and 3); a player's report of a phantom joker shown as sure at 0.80 is what it is for.
+    joker_uncertain_below: float = 0.94
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
     #: Readings of one meld examined at most (bounds the search on long doubtful melds).
@@ -241,6 +251,14 @@ def _joker_evidence(confidence: np.ndarray, labels: np.ndarray, probs: np.ndarra
     return np.where(is_joker, np.minimum(confidence, probs[:, JOKER_INDEX]), confidence)
 
 
+def flagged_uncertain(labels: np.ndarray, confidence: np.ndarray, settings: DecodingSettings = DEFAULT_SETTINGS) -> np.ndarray:
+    """Mask of the tiles that go to the player to confirm: confidence under the threshold of what
+    they were read as (:attr:`DecodingSettings.joker_uncertain_below` for a joker)."""
+    labels, confidence = np.asarray(labels, dtype=np.int64), np.asarray(confidence, dtype=np.float64)
+    joker_threshold = max(settings.joker_uncertain_below, settings.uncertain_below)
+    return confidence < np.where(labels == JOKER_INDEX, joker_threshold, settings.uncertain_below)
+
+
 def _tile_evidence(tile_prob: np.ndarray | None, n: int) -> np.ndarray:
     """Each box's probability of showing a tile, checked (ones when not given)."""
     if tile_prob is None:
@@ -323,7 +341,7 @@ def decode(
         labels=tuple(int(v) for v in labels),
         confidence=tuple(float(v) for v in confidence),
         corrected=tuple(bool(v) for v in labels != argmax),
-        uncertain=tuple(bool(v) for v in confidence < settings.uncertain_below),
+        uncertain=tuple(bool(v) for v in flagged_uncertain(labels, confidence, settings)),
         invalid_melds=invalid,
         excess_copies=excess,
     )
@@ -338,7 +356,7 @@ def argmax_decoding(probs: np.ndarray, settings: DecodingSettings = DEFAULT_SETT
         labels=tuple(int(v) for v in labels),
         confidence=tuple(float(v) for v in confidence),
         corrected=(False,) * len(labels),
-        uncertain=tuple(bool(v) for v in confidence < settings.uncertain_below),
+        uncertain=tuple(bool(v) for v in flagged_uncertain(labels, confidence, settings)),
         invalid_melds=(),
         excess_copies=(),
     )
