@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -19,7 +20,7 @@ import cv2
 import numpy as np
 import streamlit as st
 
-from solver.i18n import error_text, tr
+from solver.i18n import error_text, tile_label, tr
 from solver.rules import RuleSet
 from vision.profiles import TileProfile, TileSample
 from vision.reading import Reading, ReadingKind, ReadTile
@@ -179,6 +180,18 @@ def read_with_profile(
     boxes = tuple(tuple(_scaled(tiles[i].box, scale) for i in row) for row in positions)
     return PhotoReading(
         rows, annotated, notes, sum(len(r) for r in rows), boxes, reading.samples, len(reading.doubtful_boxes)
+    )
+
+
+def unsure_rack_note(chips: Iterable[Chip], lang: str) -> str | None:
+    """What a scorekeeper must check before a read rack goes on the score sheet (None when the
+    reader was sure of every tile): a phantom joker saved unchecked costs its player 30 points."""
+    unsure = [c.tile for c in chips if c.uncertain]
+    if not unsure:
+        return None
+    return tr(
+        "The camera was unsure of {tiles}. Check them against the photo before you score the round.",
+        lang, tiles=", ".join(tile_label(t, lang) for t in unsure),
     )
 
 

@@ -202,6 +202,32 @@ def test_a_rack_photo_is_read_shown_and_scored(monkeypatch):
     assert totals(at) == {"Ann": 7, "Bob": -7}
 
 
+def test_an_unsure_tile_read_on_a_rack_is_named_until_the_scorekeeper_fixes_the_line(monkeypatch):
+    """A phantom joker saved unchecked costs its player 30 points: the page names it before saving."""
+    from solver.tiles import JOKER, parse_tile
+    from tests.test_app_play import read_tile, use_fake_reader
+    from vision.reading import Reading, ReadingKind
+
+    def rack_with_unsure_joker(image, kind="table", rules=None, profile=None):
+        tiles = (read_tile(parse_tile("r7")), read_tile(JOKER, confidence=0.8, uncertain=True))
+        return Reading(tiles, ((0, 1),), kind=ReadingKind.RACK)
+
+    photo = use_fake_reader(monkeypatch, rack_with_unsure_joker)
+    at = new_game(start_app("score"), "Ann", "Bob")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("rack.png", photo, "image/png")).run()
+    by_suffix(at.button, "_read_1").click().run()
+    assert not at.exception, at.exception
+    assert by_suffix(at.text_input, "_rack_1").value == "r7 j"
+    warning = "The camera was unsure of joker. Check them against the photo before you score the round."
+    assert [w.value for w in at.warning] == [warning.replace(".", "\\.")]
+    by_suffix(at.text_input, "_rack_1").set_value("r7").run()  # checked: there was no joker
+    assert not at.warning
+    by_suffix(at.button, "_score").click().run()
+    by_suffix(at.button, "_save").click().run()
+    assert totals(at) == {"Ann": 7, "Bob": -7}
+
+
 def test_a_rack_photo_is_read_as_soon_as_it_is_uploaded(monkeypatch):
     import time
 

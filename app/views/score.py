@@ -12,7 +12,7 @@ from app import components as ui
 from app import session
 from app.codec import describe_outcome, score_sheet_csv
 from app.photo_reading import PhotoError
-from app.photos import doubtful_note, read_ahead, read_upload
+from app.photos import doubtful_note, read_ahead, read_upload, unsure_rack_note
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
 from solver.explain import notation_error_text
@@ -156,6 +156,9 @@ for i, player in enumerate(game.players):
             st.image(read[0], width="stretch")
             ui.show_html(ui.row_html(tr("Read", lang), [ui.reading_chip_html(c, lang) for c in read[1]]))
             st.caption(tr("Check the tiles above against the photo and fix the typed line if needed.", lang))
+            unchanged = st.session_state.get(f"{form}_rack_{i}") == format_tiles((c.tile for c in read[1]), short=True)
+            if unchanged and (unsure := unsure_rack_note(read[1], lang)) is not None:
+                st.warning(ui.plain(unsure))
             if (note := doubtful_note(read[2], lang)) is not None:
                 st.caption(note)
         if ASK_UNMELDED:
