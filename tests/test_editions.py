@@ -171,6 +171,22 @@ def test_closeup_rack_fills_the_frame_with_big_touching_tiles():
 
 
 @needs_edition_fonts
+@pytest.mark.parametrize("kind", ["closeup", "rack"])
+def test_a_racks_end_caps_stand_beside_its_tiers_as_distractors_never_tiles(kind):
+    with_caps = compose_scene(np.random.default_rng(3), 1280, 720, kind, TRAINING_EDITIONS, rack_ends=1.0)
+    without = compose_scene(np.random.default_rng(3), 1280, 720, kind, TRAINING_EDITIONS)
+    assert without.distractors == ()
+    assert 1 <= len(with_caps.distractors) <= 2 and with_caps.tiles  # the caps in view are reported
+    for x1, y1, x2, y2 in with_caps.distractors:
+        rack_height = max(t.box[3] for t in with_caps.tiles) - min(t.box[1] for t in with_caps.tiles)
+        assert y2 - y1 > 0.8 * rack_height  # as tall as the tiers, not a stray block
+    assert not np.array_equal(with_caps.image, without.image)
+    # 0 (the default) draws nothing for the caps: the same scene as a recipe that never names them
+    again = compose_scene(np.random.default_rng(3), 1280, 720, kind, TRAINING_EDITIONS, rack_ends=0.0)
+    assert np.array_equal(again.image, without.image)
+
+
+@needs_edition_fonts
 def test_closeup_in_a_portrait_frame_and_grids():
     portrait = compose_scene(np.random.default_rng(5), 720, 1280, "closeup", TRAINING_EDITIONS)
     assert portrait.image.shape == (1280, 720, 3) and portrait.tiles

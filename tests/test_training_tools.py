@@ -168,8 +168,9 @@ def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
     from training.testsets import TEST_SETS, write_test_sets
 
     assert {t.name for t in TEST_SETS if t.is_test} == {
-        "held-out-editions", "held-out-phone", "okey-tiles", "closeup-racks", "distractors",
+        "held-out-editions", "held-out-phone", "okey-tiles", "closeup-racks", "distractors", "rack-ends",
     }
+    assert {t.name for t in TEST_SETS if t.recipe.rack_ends > 0} == {"rack-ends"}  # the others keep their scenes
     held_out = {t.name: t.recipe for t in TEST_SETS if t.recipe.uses_held_out()}
     assert set(held_out) == {"held-out-editions", "held-out-phone", "okey-tiles"}  # and no other set shows them
     selection = {t.name: t for t in TEST_SETS if t.selects_models}

@@ -80,6 +80,14 @@ TEST_SETS: tuple[TestSet, ...] = (
         30,
         9003,
     ),
+    # Racks and close-ups with the rack's end caps beside the tiers (session 13): every rack photo a
+    # player tried gained a phantom tile, the end of the rack read as a joker.
+    TestSet(
+        "rack-ends",
+        SceneRecipe(kinds=(("closeup", 0.6), ("rack", 0.4)), editions=_TRAINING, distractors=(0, 1), rack_ends=1.0),
+        30,
+        9006,
+    ),
     TestSet("calibration", _TRAINING_MIXED, 40, 9100, is_test=False),
     # The training editions as a phone sends them (held-out-phone's recipe, other editions and
     # seed): where a rule for 12 MP photos is chosen, so that held-out-phone stays a test.

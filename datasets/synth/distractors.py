@@ -131,3 +131,42 @@ def paint_distractor(
         raise ValueError(f"unknown distractor kind {kind!r}; choose from {', '.join(DISTRACTOR_KINDS)}")
     _blend(canvas, patch, corners)
     return corners
+
+
+def paint_rack_ends(
+    canvas: np.ndarray, rng: np.random.Generator, left: float, right: float, top: float, bottom: float,
+    tile_w: float, body: tuple[float, ...],
+) -> list[np.ndarray]:
+    """Paint the moulded end caps of a rack spanning ``left``..``right`` and ``top``..``bottom`` on
+    the plane, flush with its ends (beside the first and last tiles of every tier, where a real
+    rack's ends stand in a close-up); return their corners. A cap is as tall as the tiers, a
+    third to most of a tile wide, in the rack's own plastic, a tile-like cream, or another
+    colour, shaded like a block and sometimes carrying the maker's name: what a detector that
+    learnt "a tile at the end of a row" takes for one more tile.
+    """
+    corners = []
+    height = bottom - top
+    for side in (-1, 1):
+        w = tile_w * float(rng.uniform(0.3, 0.9))
+        h = height * float(rng.uniform(1.0, 1.15))
+        draw = rng.random()
+        if draw < 0.55:
+            colour = np.clip(np.array(body, np.float32) * rng.uniform(0.8, 1.5) + rng.normal(0, 8, 3), 0, 255)
+        elif draw < 0.8:  # cream, like the tiles themselves
+            colour = np.array([rng.uniform(185, 230), rng.uniform(215, 245), rng.uniform(230, 252)], np.float32)
+        else:
+            colour = rng.uniform(10, 230, 3)
+        patch = _rounded_patch(int(h) + 2, int(w) + 2, colour, w * float(rng.uniform(0.05, 0.3)))
+        ramp = np.linspace(1.2, 0.8, patch.shape[1]) if side < 0 else np.linspace(0.8, 1.2, patch.shape[1])
+        patch[..., :3] = np.clip(patch[..., :3] * ramp[None, :, None], 0, 255).astype(np.uint8)
+        if rng.random() < 0.3:  # the maker's name, printed along the cap
+            turned = np.ascontiguousarray(np.rot90(patch))
+            _text(turned, str(rng.choice(["RUMMIKUB", "RUMMY", "R"])), tuple(float(c) for c in rng.uniform(0, 255, 3)),
+                  max(0.3, turned.shape[0] / 45))
+            patch = np.ascontiguousarray(np.rot90(turned, -1))
+        cx = left - w / 2 if side < 0 else right + w / 2
+        box = _box(cx, (top + bottom) / 2 + float(rng.normal(0, 0.03 * height)), w, h, float(rng.normal(0, 1.0)))
+        _blend(canvas, patch, box)
+        corners.append(box)
+    return corners
+

@@ -38,7 +38,7 @@ import numpy as np
 
 from datasets.synth.backgrounds import add_clutter, background
 from datasets.synth.camera import photograph
-from datasets.synth.distractors import DISTRACTOR_KINDS, paint_distractor
+from datasets.synth.distractors import DISTRACTOR_KINDS, paint_distractor, paint_rack_ends
 from datasets.synth.editions import ASSORTED, Edition
 from datasets.synth.tiles import NUMBER_AREA, render_tile
 from solver.tiles import ALL_NUMBERED, JOKER, Colour, Tile
@@ -201,7 +201,12 @@ def _table_layout(
     return placements
 
 
-def _rack_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition = ASSORTED) -> list[_Placement]:
+def _rack_layout(
+    rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition = ASSORTED, rack_ends: float = 0.0,
+    caps: list[np.ndarray] | None = None,
+) -> list[_Placement]:
+    """A rack of 1-2 tiers on the table; with probability ``rack_ends`` its end caps are painted and
+    their corners added to ``caps``."""
     tiers = 1 if rng.random() < 0.4 else 2
     per_tier = [int(rng.integers(3, 19)) for _ in range(tiers)]
     tile_h = min(hp / (tiers * 1.6 + 0.6), wp / (max(per_tier) * 0.8 + 1)) * rng.uniform(0.5, 0.95)
@@ -213,6 +218,8 @@ def _rack_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray,
     body = _rack_body(rng)
     top = int(y0 - 0.3 * tile_h)
     cv2.rectangle(canvas, (int(x0), top), (int(x0 + rack_w), int(y0 + tiers * tier_pitch)), body, -1, cv2.LINE_AA)
+    if rack_ends > 0 and rng.random() < rack_ends and caps is not None:  # no draw when off: old scenes stay
+        caps += paint_rack_ends(canvas, rng, x0, x0 + rack_w, top, y0 + tiers * tier_pitch, tile_w, body)
     placements: list[_Placement] = []
     for tier in range(tiers):
         base_y = y0 + tier * tier_pitch + tile_h
@@ -239,8 +246,12 @@ def _rack_body(rng: np.random.Generator) -> tuple[float, ...]:
     return tuple([float(rng.uniform(15, 60))] * 3)
 
 
-def _closeup_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition) -> list[_Placement]:
-    """A rack filling the frame: 1-3 tiers of touching upright tiles (about a ninth of the width each)."""
+def _closeup_layout(
+    rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition, rack_ends: float = 0.0,
+    caps: list[np.ndarray] | None = None,
+) -> list[_Placement]:
+    """A rack filling the frame: 1-3 tiers of touching upright tiles (about a ninth of the width each);
+    with probability ``rack_ends`` the rack's end caps beside them (corners added to ``caps``)."""
     tiers = int(rng.choice([1, 2, 3], p=[0.25, 0.35, 0.4]))
     per_tier = int(rng.choice([int(rng.integers(3, 8)), int(rng.integers(8, 11)), int(rng.integers(11, 15))], p=[0.2, 0.6, 0.2]))
     aspect = float(np.mean(edition.aspect))
@@ -257,6 +268,8 @@ def _closeup_layout(rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarr
     x0 = (wp - rack_w) / 2 + rng.normal(0, wp * 0.02)
     y0 = (hp - tiers * pitch) / 2 + tile_h * 0.1
     cv2.rectangle(canvas, (int(x0), int(y0 - 0.2 * tile_h)), (int(x0 + rack_w), int(y0 + tiers * pitch + 0.2 * tile_h)), body, -1, cv2.LINE_AA)
+    if rack_ends > 0 and rng.random() < rack_ends and caps is not None:  # no draw when off: old scenes stay
+        caps += paint_rack_ends(canvas, rng, x0, x0 + rack_w, y0 - 0.2 * tile_h, y0 + tiers * pitch + 0.2 * tile_h, tile_w, body)
     placements: list[_Placement] = []
     for tier in range(tiers):
         base_y = y0 + tier * pitch + tile_h
@@ -421,11 +434,14 @@ def compose_scene(
     editions: tuple[Edition, ...] = (ASSORTED,),
     distractors: int = 0,
     tile_px: float | None = None,
+    rack_ends: float = 0.0,
 ) -> Scene:
     """Render one labelled photo of one of ``editions`` with ``distractors`` non-tiles. Same ``rng``, same scene.
 
     ``tile_px`` is the height of a table's tiles on the plane, in pixels (default: drawn, 20-150 px
     whatever the photo's size); racks, close-ups and grids size their tiles by the frame and ignore it.
+    ``rack_ends`` is the chance that a rack or close-up shows the rack's end caps beside its tiers
+    (reported with the distractors; 0 draws nothing, so older scenes keep their pixels).
     """
     if kind is None:
         kind = "table" if rng.random() < 0.75 else "rack"
@@ -444,14 +460,15 @@ def compose_scene(
         wp, hp = (width, height) if quarter % 2 == 0 else (height, width)
     canvas = background(rng, wp, hp)
     add_clutter(canvas, rng, int(rng.integers(0, 5)))
+    caps: list[np.ndarray] = []
     if kind == "table":
         placements = _table_layout(rng, wp, hp, edition, tile_px)
     elif kind == "closeup":
-        placements = _closeup_layout(rng, wp, hp, canvas, edition)
+        placements = _closeup_layout(rng, wp, hp, canvas, edition, rack_ends, caps)
     elif kind == "grid":
         placements = _grid_layout(rng, wp, hp, edition)
     else:
-        placements = _rack_layout(rng, wp, hp, canvas, edition)
+        placements = _rack_layout(rng, wp, hp, canvas, edition, rack_ends, caps)
         if rng.random() < 0.3:  # a few tiles lying on the table in front
             extra = _table_layout(rng, wp, hp, edition)[: int(rng.integers(1, 6))]
             for p in extra:
@@ -459,6 +476,7 @@ def compose_scene(
             placements += extra
     tile_size = float(np.median([p.patch.shape[0] for p in placements])) if placements else min(wp, hp) / 10
     distractor_corners = _paint_distractors(canvas, rng, distractors, tile_size, edition) if distractors else []
+    distractor_corners = caps + distractor_corners
     bare = canvas.copy()  # the table without tiles, to fill what the camera sees beyond the plane
     corners_plane = [_apply_affine(p.matrix, _patch_corners(p.patch)) for p in placements]
     groups = [p.group for p in placements]

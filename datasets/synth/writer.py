@@ -51,6 +51,9 @@ class SceneRecipe:
     #: A table's tile height as a share of the photo's longer side, drawn log-uniformly in this
     #: range (as a phone photo of a table shows them); None: the generator's 20-150 px.
     table_tile_share: tuple[float, float] | None = None
+    #: The chance that a rack or close-up shows the rack's end caps beside its tiers (0: never, and
+    #: nothing is drawn for it, so the recipes without it keep their scenes).
+    rack_ends: float = 0.0
 
     def uses_held_out(self) -> bool:
         """Whether it shows an edition kept out of all training (held out, or a sibling game's tiles)."""
@@ -74,7 +77,8 @@ class SceneRecipe:
             if width is not None and height is not None:
                 tile_px = share * max(width, height)
         return compose_scene(
-            rng, width, height, kind, tuple(edition(n) for n in self.editions), distractors, tile_px=tile_px
+            rng, width, height, kind, tuple(edition(n) for n in self.editions), distractors, tile_px=tile_px,
+            rack_ends=self.rack_ends,
         )
 
 
