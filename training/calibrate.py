@@ -11,10 +11,11 @@ threshold chosen is the lowest that flags at least ``target-wrong`` of the wrong
 more would only bother the player with right tiles. Tiles read as jokers get a threshold of their
 own (``joker_uncertain_below``): a phantom joker costs 30 points on the score sheet where a tile's
 number costs 7 on average, and builds moves on a tile that is not there, while a right joker
-flagged costs one tap. So a joker may be wrong at most 7/30 as often as the general threshold lets a
-tile be (:func:`cost_scaled_threshold`), and the threshold flags every wrong joker of the
-calibration photos too (``--target-wrong-joker``), whichever is higher. The figures on the held-out editions are then measured with both thresholds
-by :mod:`training.evaluate_suite`, which never sees this choice.
+flagged costs one tap. So a joker may be wrong at most 7/30 as often as the general threshold lets
+a tile be (:func:`cost_scaled_threshold`), and the threshold also flags every wrong joker of the
+calibration photos (``--target-wrong-joker``), whichever is higher. The figures on the held-out
+editions are then measured with both thresholds by :mod:`training.evaluate_suite`, which never
+sees this choice.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ from training.testsets import DEFAULT_OUT, TEST_SETS
 from training.tile_reading import load_any_reader
 from vision.detections import Detections
 
-__all__ = ["TileOutcomes", "tile_outcomes", "flag_rates", "choose_threshold", "choose_joker_threshold", "cost_scaled_threshold", "main"]
+__all__ = [
+    "TileOutcomes", "tile_outcomes", "flag_rates", "choose_threshold", "choose_joker_threshold", "cost_scaled_threshold",
+    "main",
+]
 
 #: The sets tuned on (never reported as tests).
 CALIBRATION_SETS = tuple(t.name for t in TEST_SETS if not t.is_test and not t.selects_models)
