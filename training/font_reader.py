@@ -28,6 +28,7 @@ import numpy as np
 
 from datasets.synth.editions import TRAINING_EDITIONS, Edition
 from datasets.synth.font_shape import FONT_SHAPE
+from datasets.synth.wide_fonts import with_wide_fonts
 from solver.tiles import NUM_KINDS, Tile
 from training.configs import load_config
 from training.generalised_reader import _link_tree, mixed_scene
@@ -99,11 +100,16 @@ def build(config: dict, sizes: np.ndarray, progress: bool = True) -> dict:
     low, high = (int(v) for v in spec["small_heights"])
     counts = {"small": 0, "large": 0}
     editions = TRAINING_EDITIONS
+    wide_share = float(spec.get("wide_font_share", 0.0))
+    wide = {e.name: with_wide_fonts(e) for e in editions} if wide_share > 0 else {}
     for index in range(NUM_KINDS):
         tile = Tile.from_index(index)
         heights = list(draw_heights(sizes, n_small, low, high, rng)) + [None] * (per_class - n_small)
         for k, height in enumerate(heights):
-            crop = synthetic_crop(tile, rng, size, backgrounds, editions[(index + k) % len(editions)], height, FONT_SHAPE)
+            edition = editions[(index + k) % len(editions)]
+            if wide_share > 0 and rng.random() < wide_share:  # no draw without the pool: old recipes reproduce
+                edition = wide[edition.name]
+            crop = synthetic_crop(tile, rng, size, backgrounds, edition, height, FONT_SHAPE)
             key = "small" if height is not None else "large"
             cv2.imwrite(str(out / "train" / tile.name / f"fonts_{key}_{counts[key]:06d}.png"), crop)
             counts[key] += 1

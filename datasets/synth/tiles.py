@@ -18,7 +18,8 @@ fonts; nothing is downloaded), ink hues (blue drifting to teal, orange towards r
 yellow, black washed out by glare), mark shapes, and joker faces. ``edition``
 (:mod:`datasets.synth.editions`) fixes what one maker's box shares: fonts, palette, marks, a circle
 behind the digit, joker faces, body tone and aspect; the default mixes the training fonts and marks
-tile by tile, as the generator always did.
+tile by tile, as the generator always did. Training renders may draw an edition in the wide font
+pool instead (:mod:`datasets.synth.wide_fonts`, system fonts found by file name).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from datasets.synth.editions import ASSORTED, Edition, JokerFace, Mark, Marked
 from datasets.synth.font_shape import FontShape, place_jitter, reshape_glyph
+from datasets.synth.wide_fonts import WIDE_FONT_FILES, installed_wide_fonts
 from solver.tiles import Colour, Tile
 
 __all__ = ["render_tile", "font_names", "missing_fonts", "INK_BGR", "MissingFontError"]
@@ -61,6 +63,8 @@ _EDITION_FONT_FILES = (
     "LiberationSerif-Bold.ttf",
     "LiberationMono-Bold.ttf",
 )
+#: Where the system keeps its fonts (the wide training pool is looked for anywhere under it).
+_SYSTEM_FONTS = Path("/usr/share/fonts")
 _HERSHEY = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_COMPLEX)
 
 
@@ -81,13 +85,18 @@ def _font_dirs() -> list[Path]:
 
 @functools.lru_cache(maxsize=1)
 def _installed_fonts() -> dict[str, Path]:
-    """Installed TTFs by file name, the first found per name."""
+    """Installed TTFs by file name, the first found per name; then the wide training pool's
+    (:mod:`datasets.synth.wide_fonts`), anywhere under the system's font folder."""
     found: dict[str, Path] = {}
     for directory in _font_dirs():
         for name in _BOLD_FONT_FILES + _EDITION_FONT_FILES:
             path = directory / name
             if name not in found and path.is_file():
                 found[name] = path
+    if _SYSTEM_FONTS.is_dir():
+        for path in sorted(_SYSTEM_FONTS.rglob("*")):
+            if path.name in WIDE_FONT_FILES and path.name not in found and path.is_file():
+                found[path.name] = path
     return found
 
 
@@ -100,6 +109,7 @@ def _font_paths() -> tuple[Path, ...]:
 def font_names() -> list[str]:
     """Names of the fonts the renderer draws digits with (TTF files, then Hershey fonts)."""
     extra = [name for name in _EDITION_FONT_FILES if name in _installed_fonts()]
+    extra += list(installed_wide_fonts(set(_installed_fonts())))
     return [p.name for p in _font_paths()] + extra + [f"hershey-{i}" for i in range(len(_HERSHEY))]
 
 
@@ -114,7 +124,7 @@ class MissingFontError(RuntimeError):
 #: Where the fonts of the editions come from (Debian / Ubuntu), for the error message.
 FONT_PACKAGES = {name: "fonts-liberation" for name in _EDITION_FONT_FILES} | {
     "STIXGeneralBol.ttf": "matplotlib (pip)", "cmb10.ttf": "matplotlib (pip)",
-}
+} | WIDE_FONT_FILES
 
 
 def missing_fonts(edition: Edition) -> list[str]:
@@ -130,7 +140,7 @@ def _edition_fonts(edition: Edition) -> list[str]:
         packages = sorted({FONT_PACKAGES.get(f, "a package that has it") for f in missing})
         raise MissingFontError(
             f"edition {edition.name!r} needs the font(s) {', '.join(missing)}, not installed here; "
-            f"install {' and '.join(packages)} (e.g. apt-get install fonts-liberation) and run again"
+            f"install {' and '.join(packages)} (e.g. apt-get install {packages[0]}) and run again"
         )
     return list(edition.fonts)
 
