@@ -90,7 +90,8 @@ def test_fonts_config_keeps_the_editions_data_and_validation():
 
 @pytest.mark.parametrize(
     "config, base, same_seed",
-    [("reader_closeups.yaml", "reader_fonts.yaml", True), ("reader_more_photos.yaml", "reader_closeups.yaml", False)],
+    [("reader_closeups.yaml", "reader_fonts.yaml", True), ("reader_more_photos.yaml", "reader_closeups.yaml", False),
+     ("reader_more_photos2.yaml", "reader_more_photos.yaml", False)],
 )
 def test_more_photos_configs_continue_their_stage_with_the_same_validation(config, base, same_seed):
     from pathlib import Path

@@ -51,8 +51,9 @@ class DecodingSettings:
     repair_ratio: float = 0.1
     #: Final confidence below this marks a tile for the user to confirm. Set by
     #: ``python -m training.calibrate`` on the seeded calibration photos of the training editions
-    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.73 with
-    #: the stage-4 detector (session 12; 90.0 % of wrong tiles and 8.3 % of right ones). 0.74 with
+    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.79 with
+    #: models/reader-more-photos2.pt (session 13; 90.9 % of wrong tiles and 10.6 % of right ones).
+    #: 0.73 with the stage-4 detector (session 12; 90.0 % of wrong tiles and 8.3 % of right ones). 0.74 with
     #: models/reader-more-photos.pt and the same pooled photos (90.4 % of wrong tiles and 9.5 % of
     #: right ones flagged there). 0.81 with models/reader-closeups.pt and the small and the 12 MP
     #: calibration photos pooled (90.2 % of wrong tiles and 14.0 % of right ones). 0.71 with
@@ -63,7 +64,7 @@ class DecodingSettings:
     #: their number hidden counted too: 90.6 % / 16.0 %); 0.65 with the stage-2 detector (90.1 % /
     #: 16.0 %); before the chance of no tile counted, 0.70 (90.1 % / 17.7 %); 0.77 with
     #: models/reader-editions.pt.
-    uncertain_below: float = 0.73
+    uncertain_below: float = 0.79
     #: A tile read as a joker is shown as sure only from this confidence up (and never below
     #: ``uncertain_below``). A phantom joker is the costliest misread — 30 points on a score sheet,
     #: and a suggested move built on a tile that is not there — and it is how the reader misreads
@@ -71,9 +72,10 @@ class DecodingSettings:
     #: saw all lack a number, as a joker does. Set by ``python -m training.calibrate`` from the
     #: threshold above: a joker may be wrong at most 7/30 as often as a tile (a tile's number is
     #: worth 7 on average, a joker costs 30), and every wrong joker of the calibration photos is
-    #: flagged. 0.94 (session 13): there, 6 of 6 wrong jokers and 11 of 35 right ones flagged (at
-    #: 0.73, 6 and 3); a player's report of a phantom joker shown as sure at 0.80 is what it is for.
-    joker_uncertain_below: float = 0.94
+    #: flagged. 0.96 with models/reader-more-photos2.pt (4 of 4 wrong jokers and 35.9 % of right
+    #: ones flagged there); 0.94 with reader-more-photos.pt (6 of 6, and 11 of 35 right ones; at
+    #: 0.73, 6 and 3). A player's report of a phantom joker shown as sure at 0.80 is what it is for.
+    joker_uncertain_below: float = 0.96
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
     #: Readings of one meld examined at most (bounds the search on long doubtful melds).
