@@ -105,6 +105,7 @@ def test_iou_spread_and_reliability():
     table.add(False, False, 0.8)
     d = table.as_dict()
     assert d["wrong"] == 2 and d["wrong_flagged_share"] == 0.5 and d["right_flagged_share"] == 0.0
+    assert d["wrong_flagged"] == 1
     assert [b["tiles"] for b in d["table"]] == [1, 0, 1, 0, 1]
 
 
@@ -267,7 +268,8 @@ def test_the_overview_has_one_row_per_set_with_its_figures():
             "hidden_tiles_read": 2}
     none_wrong = {**base, "tiles": 30, "tiles_read": 30, "tiles_right": 30, "precision": 1.0, "recall": 1.0, "f1": 1.0,
                   "reliability": {"wrong_flagged_share": None, "right_flagged_share": 0.0}}
-    base_jokers = {**base, "jokers_read": {"wrong": 3, "wrong_flagged_share": 2 / 3, "right": 1, "right_flagged_share": 0.0}}
+    base_jokers = {**base, "jokers_read": {"wrong": 3, "wrong_flagged": 2, "wrong_flagged_share": 2 / 3, "right": 1,
+                                           "right_flagged_share": 0.0}}
     table = overview({"a": base_jokers, "b": none_wrong}).splitlines()
     assert len(table) == 5 and table[0].startswith("| set |")
     assert table[2] == "| a | 2 | 10 | 0.800 / 0.400 / 0.533 | 50.0 % | 0.900 / 0.050 | 3 (2) | 1 | 3 (2) |"

@@ -113,8 +113,7 @@ def choose_joker_threshold(outcomes: TileOutcomes, general: float, target_wrong:
     jokers = outcomes.jokers
     if not (~outcomes.right[jokers]).any():
         return floor
-    return max(floor, choose_threshold(outcomes.right[jokers], outcomes.confidence[jokers], target_wrong,
-                                       [t for t in thresholds if t >= general] or [general]))
+    return max(floor, choose_threshold(outcomes.right[jokers], outcomes.confidence[jokers], target_wrong, thresholds))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

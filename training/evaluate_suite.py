@@ -416,8 +416,7 @@ def _wrong_jokers(r: dict) -> str:
     jokers = r.get("jokers_read")
     if jokers is None:  # a report written before jokers were counted apart
         return "–"
-    flagged = round((jokers["wrong_flagged_share"] or 0.0) * jokers["wrong"])
-    return f"{jokers['wrong']} ({flagged})"
+    return f"{jokers['wrong']} ({jokers['wrong_flagged']})"
 
 
 def overview(report: dict[str, dict]) -> str:

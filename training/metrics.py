@@ -124,6 +124,7 @@ class Reliability:
         edges = list(RELIABILITY_BINS) + [1.0]
         return {
             "wrong": self.wrong,
+            "wrong_flagged": self.wrong_flagged,
             "wrong_flagged_share": self.wrong_flagged / self.wrong if self.wrong else None,
             "right": self.right,
             "right_flagged_share": self.right_flagged / self.right if self.right else None,

@@ -218,7 +218,7 @@ def _rack_layout(
     body = _rack_body(rng)
     top = int(y0 - 0.3 * tile_h)
     cv2.rectangle(canvas, (int(x0), top), (int(x0 + rack_w), int(y0 + tiers * tier_pitch)), body, -1, cv2.LINE_AA)
-    if rack_ends > 0 and rng.random() < rack_ends and caps is not None:  # no draw when off: old scenes stay
+    if caps is not None and rack_ends > 0 and rng.random() < rack_ends:  # no draw when off: old scenes stay
         caps += paint_rack_ends(canvas, rng, x0, x0 + rack_w, top, y0 + tiers * tier_pitch, tile_w, body)
     placements: list[_Placement] = []
     for tier in range(tiers):
@@ -268,7 +268,7 @@ def _closeup_layout(
     x0 = (wp - rack_w) / 2 + rng.normal(0, wp * 0.02)
     y0 = (hp - tiers * pitch) / 2 + tile_h * 0.1
     cv2.rectangle(canvas, (int(x0), int(y0 - 0.2 * tile_h)), (int(x0 + rack_w), int(y0 + tiers * pitch + 0.2 * tile_h)), body, -1, cv2.LINE_AA)
-    if rack_ends > 0 and rng.random() < rack_ends and caps is not None:  # no draw when off: old scenes stay
+    if caps is not None and rack_ends > 0 and rng.random() < rack_ends:  # no draw when off: old scenes stay
         caps += paint_rack_ends(canvas, rng, x0, x0 + rack_w, y0 - 0.2 * tile_h, y0 + tiers * pitch + 0.2 * tile_h, tile_w, body)
     placements: list[_Placement] = []
     for tier in range(tiers):
