@@ -73,3 +73,33 @@ def test_ci_installs_every_package_of_the_pool():
     run = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
     line = next(l for l in run.splitlines() if l.startswith("WIDE_FONTS="))
     assert line.split("=", 1)[1].strip('"').split() == list(WIDE_FONT_PACKAGES)
+
+
+@pytest.mark.skipif(not installed_wide_fonts(set(font_names())), reason="no font of the wide pool installed")
+def test_a_recipe_draws_the_wide_fonts_in_its_share_of_photos_and_only_then():
+    from dataclasses import replace
+
+    from datasets.synth.writer import RECIPES
+
+    always = replace(RECIPES["generalised"], wide_fonts=1.0)
+    scenes = [always.compose(np.random.default_rng([4, i])) for i in range(3)]
+    assert all(s.edition.endswith("+wide-fonts") for s in scenes)
+    assert {s.edition.removesuffix("+wide-fonts") for s in scenes} <= {e.name for e in TRAINING_EDITIONS}
+    # a recipe without the share draws nothing for it: its scenes stay pixel for pixel
+    plain = RECIPES["generalised"].compose(np.random.default_rng([4, 0]))
+    again = replace(RECIPES["generalised"], wide_fonts=0.0).compose(np.random.default_rng([4, 0]))
+    assert np.array_equal(plain.image, again.image) and not plain.edition.endswith("+wide-fonts")
+    mixed = RECIPES["generalised-wide-fonts"]
+    assert 0 < mixed.wide_fonts < 1 and not mixed.uses_held_out()
+    names = [mixed.compose(np.random.default_rng([9, i])).edition for i in range(12)]
+    assert any(n.endswith("+wide-fonts") for n in names) and not all(n.endswith("+wide-fonts") for n in names)
+
+
+def test_the_detector_stage_5_continues_stage_4_on_new_scenes_with_the_wide_fonts():
+    from datasets.synth.writer import RECIPES
+    from training.configs import load_config
+
+    later, earlier = load_config(CONFIGS / "detector_wide_fonts.yaml"), load_config(CONFIGS / "detector_more_scenes.yaml")
+    assert later["synthetic"]["recipe"] in RECIPES and RECIPES[later["synthetic"]["recipe"]].wide_fonts > 0
+    assert later["synthetic"]["seed"] != earlier["synthetic"]["seed"]  # new scenes
+    assert later["train"] == earlier["train"] and later["real_copies_per_photo"] == earlier["real_copies_per_photo"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -29,6 +29,7 @@ import numpy as np
 
 from datasets.synth.editions import NEVER_TRAINED, TRAINING_EDITIONS, edition
 from datasets.synth.scenes import REAL_CLASS_NAMES, Scene, compose_scene, real_class_index
+from datasets.synth.wide_fonts import with_wide_fonts
 
 __all__ = ["write_dataset", "write_scene", "scene_name", "SceneRecipe", "RECIPES", "HeldOutEditionError"]
 
@@ -54,6 +55,10 @@ class SceneRecipe:
     #: The chance that a rack or close-up shows the rack's end caps beside its tiers (0: never, and
     #: nothing is drawn for it, so the recipes without it keep their scenes).
     rack_ends: float = 0.0
+    #: The chance that a photo's tiles draw their digits in the wide training font pool
+    #: (:mod:`datasets.synth.wide_fonts`) instead of their edition's own fonts; 0: never, and no
+    #: draw is made for it, so the recipes without it keep their scenes.
+    wide_fonts: float = 0.0
 
     def uses_held_out(self) -> bool:
         """Whether it shows an edition kept out of all training (held out, or a sibling game's tiles)."""
@@ -71,13 +76,16 @@ class SceneRecipe:
         # drawn only by recipes that set them, after the draws above: other recipes keep their scenes
         if self.photo_sizes and width is None:
             width, height = self.photo_sizes[int(rng.integers(0, len(self.photo_sizes)))]
+        editions = tuple(edition(n) for n in self.editions)
+        if self.wide_fonts and rng.random() < self.wide_fonts:
+            editions = tuple(with_wide_fonts(e) for e in editions)
         tile_px = None
         if self.table_tile_share is not None:
             share = float(np.exp(rng.uniform(*np.log(self.table_tile_share))))
             if width is not None and height is not None:
                 tile_px = share * max(width, height)
         return compose_scene(
-            rng, width, height, kind, tuple(edition(n) for n in self.editions), distractors, tile_px=tile_px,
+            rng, width, height, kind, editions, distractors, tile_px=tile_px,
             rack_ends=self.rack_ends,
         )
 
@@ -90,6 +98,9 @@ RECIPES: dict[str, SceneRecipe] = {
         distractors=(0, 4),
     ),
 }
+#: ``generalised`` with half the photos' digits in the wide font pool (the detector's stage 5): the
+#: detector's doubt on fonts it never saw is what drops most readable tiles of unseen editions.
+RECIPES["generalised-wide-fonts"] = replace(RECIPES["generalised"], wide_fonts=0.5)
 
 
 def scene_name(index: int) -> str:
