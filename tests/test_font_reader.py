@@ -91,7 +91,9 @@ def test_fonts_config_keeps_the_editions_data_and_validation():
 @pytest.mark.parametrize(
     "config, base, same_seed",
     [("reader_closeups.yaml", "reader_fonts.yaml", True), ("reader_more_photos.yaml", "reader_closeups.yaml", False),
-     ("reader_more_photos2.yaml", "reader_more_photos.yaml", False)],
+     ("reader_more_photos2.yaml", "reader_more_photos.yaml", False),
+     ("reader_more_photos3.yaml", "reader_more_photos.yaml", False),
+     ("reader_more_photos4.yaml", "reader_more_photos.yaml", False)],
 )
 def test_more_photos_configs_continue_their_stage_with_the_same_validation(config, base, same_seed):
     from pathlib import Path
@@ -110,3 +112,15 @@ def test_more_photos_configs_continue_their_stage_with_the_same_validation(confi
     outs = {new["out"], old["out"], later["fonts"]["out"], earlier["fonts"]["out"]}
     assert len(outs) == 4  # nothing of the earlier stage's data is overwritten
     assert later["fonts"]["train"]["lr0"] < earlier["fonts"]["train"]["lr0"]
+
+
+def test_each_round_of_photos_draws_scenes_no_other_round_nor_test_set_draws():
+    from pathlib import Path
+
+    from training.configs import load_config
+    from training.testsets import TEST_SETS
+
+    configs = Path(__file__).resolve().parents[1] / "datasets" / "configs"
+    rounds = ["reader_more_photos.yaml", "reader_more_photos2.yaml", "reader_more_photos3.yaml", "reader_more_photos4.yaml"]
+    seeds = [load_config(configs / name)["editions"]["scene_seed"] for name in rounds]
+    assert len(set(seeds)) == len(seeds) and not set(seeds) & {t.seed for t in TEST_SETS}
