@@ -11,6 +11,8 @@ from tests.fonts import needs_fonts
 from training import evaluate_profiles as ep
 from vision.calibration import CalibrationError
 from vision.detections import Detections
+from vision.profiles import TileProfile, TileSample
+from vision.reader import CropReading
 
 
 def test_a_reading_on_a_tile_whose_number_is_hidden_counts_neither_way():
@@ -68,7 +70,7 @@ def _photo(truth: list[int], read: list[int]) -> ep.SeenPhoto:
     boxes = np.array([[i * 50, 0, i * 50 + 40, 56] for i in range(n)], np.float32)
     return ep.SeenPhoto(
         Detections(boxes, np.ones(n, np.float32)), [[i] for i in range(n)], probs / probs.sum(axis=1, keepdims=True),
-        np.zeros((n, 4)), np.zeros((1, n, 2, 2, 3), np.uint8), truth, np.array(truth), "rack",
+        np.zeros((n, 4)), truth, np.array(truth), "rack",
     )
 
 
@@ -92,3 +94,45 @@ def test_test_photos_can_be_drawn_as_another_held_out_set_draws_them():
     rng = np.random.default_rng(5)
     shapes = {ep.test_scene(edition("us-teal"), rng, recipe=phone).image.shape[:2] for _ in range(4)}
     assert shapes <= {(600, 800), (450, 800)} and shapes
+
+
+def _profile(embeddings: dict[str, np.ndarray]) -> TileProfile:
+    return TileProfile.from_samples("set", [TileSample(parse_tile(t), np.zeros((1, 2, 2, 3), np.uint8), e)
+                                            for t, e in embeddings.items()])
+
+
+def test_a_profile_would_vouch_only_for_a_box_the_reader_is_sure_is_a_tile_and_it_recognises():
+    axes = np.eye(8) * 5.0
+    profile = _profile({"r5": axes[0], "r6": axes[1], "b1": axes[2]})
+    boxes = CropReading(np.zeros((3, 53)), np.array([ep.VOUCH_TILE_PROB, ep.VOUCH_TILE_PROB - 0.02, 1.0]),
+                        np.stack([axes[1], axes[1], axes[5]]))  # known, known but doubted, unknown
+    assert ep.vouches_for(profile, boxes).tolist() == [True, False, False]
+    assert ep.vouches_for(profile, CropReading.empty()).shape == (0,)
+
+
+def test_a_photo_is_seen_again_with_the_boxes_a_profile_would_vouch_for():
+    r5, r6 = (parse_tile(t).index for t in ("r5", "r6"))
+    axes = np.eye(8) * 5.0
+    probs = np.full((2, 53), 1e-4)
+    probs[0, r5] = probs[1, r6] = 1.0
+    probs /= probs.sum(axis=1, keepdims=True)
+    boxes = np.array([[100, 100, 140, 156], [142, 100, 182, 156]], np.float32)
+    kept, dropped = Detections(boxes[:1], np.array([0.9], np.float32)), Detections(boxes[1:], np.array([0.45], np.float32))
+    photo = ep._photo_of(kept, probs[:1], axes[:1], dropped, CropReading(probs[1:], np.array([0.99]), axes[1:2]),
+                         boxes, [r5, r6], "rack", None)
+    assert photo.matched.tolist() == [r5] and ep.score([photo], lambda p, e: p)["recall"] == 0.5
+    profile = _profile({"r5": axes[0], "r6": axes[1], "b1": axes[2]})
+    again = ep.vouched(photo, profile)
+    assert again.matched.tolist() == [r5, r6] and ep.score([again], profile.adapt)["f1"] == 1.0
+    assert len(again.dropped) == 0
+    assert ep.vouched(photo, _profile({"b1": axes[5], "b2": axes[6]})) is photo  # a profile that does not know it
+    assert ep.vouched(_photo([r5], [r5]), profile).matched.tolist() == [r5]  # nothing dropped: the same photo
+
+
+def test_the_gate_study_counts_each_part_and_what_the_profile_would_vouch_for():
+    boxes = [ep.GateBox(True, True, 0.9, 1.0, False), ep.GateBox(False, True, 0.88, 0.99, True),
+             ep.GateBox(False, False, 0.5, 0.2, False), ep.GateBox(False, False, 0.86, 0.98, True)]
+    summary = ep.gate_summary(boxes)
+    assert summary["kept tile"]["boxes"] == 1 and summary["kept not a tile"] == {"boxes": 0, "cosine_10_50_90": None, "vouched_for": 0}
+    assert summary["dropped tile"]["vouched_for"] == 1 and summary["dropped not a tile"]["vouched_for"] == 1
+    assert summary["dropped not a tile"]["boxes"] == 2
