@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 
 from datasets.synth.scenes import Scene, compose_scene
-from solver.tiles import ALL_NUMBERED, Tile
+from solver.tiles import ALL_NUMBERED, Tile, parse_tile
 
 TABLE_SEED = 3
 
@@ -30,7 +30,6 @@ def table_photo_png(seed: int = TABLE_SEED) -> bytes:
 def rows_photo(rows: list[list[str]], seed: int = 5, tile_height: int = 130, row_pitch: int = 260) -> np.ndarray:
     """Tiles laid upright in rows (one meld per row) on a plain wooden-looking table, 1280 x 960."""
     from datasets.synth.tiles import render_tile
-    from solver.tiles import parse_tile
 
     rng = np.random.default_rng(seed)
     canvas = np.clip(rng.normal((60, 100, 150), 8, (960, 1280, 3)), 0, 255).astype(np.uint8)
@@ -67,3 +66,27 @@ def vision_missing() -> str | None:
         if not model_path(name).is_file():
             return f"the {name} model is not shipped ({model_path(name)}); see python -m training.export"
     return None
+
+
+def seen_with_a_dropped_box(dim: int = 8):
+    """What ``vision.pipeline.see_tiles`` might see: one box kept (red 5) and, beside it, one dropped
+    by the gate (red 6, the reader 99 % sure it is a tile); and the two boxes' embeddings."""
+    from vision.detections import Detections
+    from vision.pipeline import SeenTiles
+    from vision.reader import CropReading
+
+    probs = np.full((2, 53), 1e-4)
+    probs[0, parse_tile("r5").index] = probs[1, parse_tile("r6").index] = 1.0
+    probs /= probs.sum(axis=1, keepdims=True)
+    embeddings = np.eye(dim)[[0, 1]] * 5.0
+    views = np.stack([np.full((2, 16, 16, 3), v, np.uint8) for v in (10, 20)], axis=1)  # (margins, n, s, s, 3)
+    boxes = np.array([[100, 100, 140, 156], [142, 100, 182, 156]], np.float32)
+
+    def reading(i: int) -> CropReading:
+        return CropReading(probs[i : i + 1], np.array([0.99]), embeddings[i : i + 1])
+
+    seen = SeenTiles(
+        Detections(boxes[:1], np.array([0.9], np.float32)), views[:, :1], reading(0),
+        Detections(boxes[1:], np.array([0.45], np.float32)), reading(1), views[:, 1:],
+    )
+    return seen, embeddings

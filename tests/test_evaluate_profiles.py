@@ -12,7 +12,6 @@ from training import evaluate_profiles as ep
 from vision.calibration import CalibrationError
 from vision.detections import Detections
 from vision.profiles import TileProfile, TileSample
-from vision.reader import CropReading
 
 
 def test_a_reading_on_a_tile_whose_number_is_hidden_counts_neither_way():
@@ -96,37 +95,24 @@ def test_test_photos_can_be_drawn_as_another_held_out_set_draws_them():
     assert shapes <= {(600, 800), (450, 800)} and shapes
 
 
-def _profile(embeddings: dict[str, np.ndarray]) -> TileProfile:
-    return TileProfile.from_samples("set", [TileSample(parse_tile(t), np.zeros((1, 2, 2, 3), np.uint8), e)
-                                            for t, e in embeddings.items()])
+def test_a_photo_is_seen_again_with_the_boxes_a_profile_vouches_for():
+    from tests.synthetic_photos import seen_with_a_dropped_box
 
-
-def test_a_profile_would_vouch_only_for_a_box_the_reader_is_sure_is_a_tile_and_it_recognises():
-    axes = np.eye(8) * 5.0
-    profile = _profile({"r5": axes[0], "r6": axes[1], "b1": axes[2]})
-    boxes = CropReading(np.zeros((3, 53)), np.array([ep.VOUCH_TILE_PROB, ep.VOUCH_TILE_PROB - 0.02, 1.0]),
-                        np.stack([axes[1], axes[1], axes[5]]))  # known, known but doubted, unknown
-    assert ep.vouches_for(profile, boxes).tolist() == [True, False, False]
-    assert ep.vouches_for(profile, CropReading.empty()).shape == (0,)
-
-
-def test_a_photo_is_seen_again_with_the_boxes_a_profile_would_vouch_for():
+    seen, embeddings = seen_with_a_dropped_box()
     r5, r6 = (parse_tile(t).index for t in ("r5", "r6"))
-    axes = np.eye(8) * 5.0
-    probs = np.full((2, 53), 1e-4)
-    probs[0, r5] = probs[1, r6] = 1.0
-    probs /= probs.sum(axis=1, keepdims=True)
-    boxes = np.array([[100, 100, 140, 156], [142, 100, 182, 156]], np.float32)
-    kept, dropped = Detections(boxes[:1], np.array([0.9], np.float32)), Detections(boxes[1:], np.array([0.45], np.float32))
-    photo = ep._photo_of(kept, probs[:1], axes[:1], dropped, CropReading(probs[1:], np.array([0.99]), axes[1:2]),
-                         boxes, [r5, r6], "rack", None)
+    truth = np.concatenate([seen.detections.boxes, seen.dropped.boxes])
+    photo = ep._photo_of(seen, truth, [r5, r6], "rack", None)
     assert photo.matched.tolist() == [r5] and ep.score([photo], lambda p, e: p)["recall"] == 0.5
-    profile = _profile({"r5": axes[0], "r6": axes[1], "b1": axes[2]})
+    crops = np.zeros((2, 16, 16, 3), np.uint8)
+    samples = [TileSample(parse_tile(t), crops, e) for t, e in zip(("r5", "r6"), embeddings)]
+    samples.append(TileSample(parse_tile("b1"), crops, np.eye(8)[2] * 5.0))
+    profile = TileProfile.from_samples("mine", samples)
     again = ep.vouched(photo, profile)
     assert again.matched.tolist() == [r5, r6] and ep.score([again], profile.adapt)["f1"] == 1.0
-    assert len(again.dropped) == 0
-    assert ep.vouched(photo, _profile({"b1": axes[5], "b2": axes[6]})) is photo  # a profile that does not know it
-    assert ep.vouched(_photo([r5], [r5]), profile).matched.tolist() == [r5]  # nothing dropped: the same photo
+    stranger = TileProfile.from_samples("other", [TileSample(parse_tile(t), crops, np.eye(8)[k] * 5.0)
+                                                  for t, k in (("b1", 5), ("b2", 6))])
+    assert ep.vouched(photo, stranger) is photo  # a profile that does not know the tile keeps the gate's answer
+    assert ep.vouched(_photo([r5], [r5]), profile).matched.tolist() == [r5]  # nothing seen to vouch for
 
 
 def test_the_gate_study_counts_each_part_and_what_the_profile_would_vouch_for():

@@ -15,7 +15,7 @@ from vision.reading import Reading, ReadingKind, ReadTile
 
 from datasets.synth.editions import edition
 from tests.fonts import needs_fonts
-from tests.synthetic_photos import rows_photo, vision_missing
+from tests.synthetic_photos import rows_photo, seen_with_a_dropped_box, vision_missing
 
 # --- without models --------------------------------------------------------------------------
 
@@ -272,3 +272,34 @@ def test_cli_solve_from_photos_end_to_end(capsys, tmp_path):
     code, out, err = _cli(capsys, "solve", "--table", "r4 r5 r6", "--rack-photo", rack)
     assert code == 0, err
     assert "Play 1 tile(s) worth 7 points: red 7" in out
+
+
+def test_a_dropped_box_can_be_kept_after_the_others_with_its_crops_and_reading():
+    seen, _ = seen_with_a_dropped_box()
+    assert seen.keeping(np.array([False])) is seen
+    kept = seen.keeping(np.array([True]))
+    assert len(kept.detections) == 2 and len(kept.dropped) == 0 and kept.dropped_views.shape[1] == 0
+    assert kept.detections.boxes[1].tolist() == seen.dropped.boxes[0].tolist()
+    assert kept.views.shape[1] == 2 and (kept.views[:, 1] == 20).all()
+    assert kept.reading.probs[1].argmax() == parse_tile("r6").index and kept.reading.embeddings.shape == (2, 8)
+    with pytest.raises(ValueError, match="a mask of"):
+        seen.keeping(np.array([True, False]))
+
+
+def test_a_profile_keeps_the_dropped_box_it_vouches_for_and_only_with_it(monkeypatch):
+    import vision.pipeline as pipeline
+    from vision.profiles import TileProfile, TileSample
+
+    seen, embeddings = seen_with_a_dropped_box()
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: seen)
+    photo = np.full((300, 300, 3), 128, np.uint8)
+    without = read(photo, "rack")
+    assert [t.tile.short for t in without.tiles] == ["r5"] and len(without.doubtful_boxes) == 1
+    crops = np.zeros((2, 16, 16, 3), np.uint8)
+    samples = [TileSample(parse_tile(t), crops, e) for t, e in zip(("r5", "r6"), embeddings)]
+    samples.append(TileSample(parse_tile("b1"), crops, np.eye(8)[2] * 5.0))
+    mine = read(photo, "rack", profile=TileProfile.from_samples("mine", samples))
+    assert [t.tile.short for t in mine.tiles] == ["r5", "r6"] and mine.doubtful_boxes == ()
+    assert len(mine.samples) == 2  # the kept box can teach the profile too
+    stranger = [TileSample(parse_tile(t), crops, np.eye(8)[k] * 5.0) for t, k in (("b1", 5), ("b2", 6))]
+    assert len(read(photo, "rack", profile=TileProfile.from_samples("other", stranger)).tiles) == 1

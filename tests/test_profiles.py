@@ -112,3 +112,18 @@ def test_nearest_cosine_tells_the_sets_tiles_from_other_things():
         profile.nearest_cosine(np.zeros((1, DIM + 1)))
     with pytest.raises(ValueError, match="2 embeddings for 1 tiles"):
         profile.adapt(_sure(1), np.zeros((2, DIM)))
+
+
+def test_a_profile_vouches_only_for_a_box_the_reader_is_sure_is_a_tile_and_it_recognises():
+    from vision.profiles import VOUCH_TILE_PROB
+
+    style, rng = _style(), np.random.default_rng(6)
+    profile = TileProfile.from_samples("set", _calibration(style, rng))
+    own = np.stack([_embedding(style, 12, 0.05, rng) for _ in range(2)])
+    stranger = (style[0] + rng.normal(0, 1, DIM) * 3)[None]  # this set's look, but like no class
+    assert profile.nearest_cosine(own).min() >= RECOGNISED[0] > profile.nearest_cosine(stranger)[0]
+    tile_prob = np.array([VOUCH_TILE_PROB, VOUCH_TILE_PROB - 0.02, 1.0])
+    assert profile.vouches_for(tile_prob, np.concatenate([own, stranger])).tolist() == [True, False, False]
+    assert profile.vouches_for(np.zeros(0), np.zeros((0, DIM))).shape == (0,)
+    with pytest.raises(ValueError, match="2 embeddings for 3 boxes"):
+        profile.vouches_for(np.ones(3), own)

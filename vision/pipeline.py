@@ -112,10 +112,37 @@ class SeenTiles:
     #: (margins, n, s, s, 3) uint8: each tile cut at every margin it is read at (vision.reader.crop_views).
     views: np.ndarray
     reading: CropReading
-    #: The detections left out as more likely not tiles (:func:`kept_as_tiles`), and what the reader
-    #: said of them (for studies of the gate; nothing reads them).
+    #: The detections left out as more likely not tiles (:func:`kept_as_tiles`), what the reader said
+    #: of them and their crops: a player's profile may vouch for some (:meth:`keeping`), the rest are
+    #: shown dashed.
     dropped: Detections = field(default_factory=Detections.empty)
     dropped_reading: CropReading = field(default_factory=CropReading.empty)
+    dropped_views: np.ndarray | None = None
+
+    def keeping(self, mask: np.ndarray) -> "SeenTiles":
+        """These tiles with the dropped boxes ``mask`` selects kept as tiles, after the others."""
+        mask = np.asarray(mask, bool)
+        if mask.shape != (len(self.dropped),):
+            raise ValueError(f"a mask of {mask.shape} for {len(self.dropped)} dropped boxes")
+        if not mask.any():
+            return self
+        if self.dropped_views is None:
+            raise ValueError("the dropped boxes' crops were not kept")
+        kept, rescued = self.reading, _reading_of(self.dropped_reading, mask)
+        reading = rescued if not len(kept.probs) else CropReading(
+            np.concatenate([kept.probs, rescued.probs]),
+            np.concatenate([kept.tile_prob, rescued.tile_prob]),
+            np.concatenate([kept.embeddings, rescued.embeddings]),
+        )
+        return SeenTiles(
+            Detections.concat([self.detections, self.dropped[mask]]),
+            np.concatenate([self.views, self.dropped_views[:, mask]], axis=1), reading,
+            self.dropped[~mask], _reading_of(self.dropped_reading, ~mask), self.dropped_views[:, ~mask],
+        )
+
+    def vouched_by(self, profile: TileProfile) -> "SeenTiles":
+        """These tiles with the dropped boxes ``profile`` vouches for kept (:meth:`TileProfile.vouches_for`)."""
+        return self.keeping(profile.vouches_for(self.dropped_reading.tile_prob, self.dropped_reading.embeddings))
 
 
 def kept_as_tiles(confidences: np.ndarray, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB) -> np.ndarray:
@@ -138,7 +165,9 @@ def see_tiles(
     views = crop_views(photo, found.boxes, reader.imgsz)
     seen = read_views(views, reader)
     keep = kept_as_tiles(found.confidences, seen.tile_prob)
-    return SeenTiles(found[keep], views[:, keep], _reading_of(seen, keep), found[~keep], _reading_of(seen, ~keep))
+    return SeenTiles(
+        found[keep], views[:, keep], _reading_of(seen, keep), found[~keep], _reading_of(seen, ~keep), views[:, ~keep]
+    )
 
 
 def _reading_of(reading: CropReading, mask: np.ndarray) -> CropReading:
@@ -160,8 +189,9 @@ def read(
 
     ``image`` is a path, bytes, a file object, or a BGR uint8 array; the weights default to the
     shipped ``detector.onnx`` and ``reader.onnx`` (see :mod:`vision.model_files`). A ``profile``
-    of the player's own tiles (:mod:`vision.profiles`) adapts the reader's probabilities before
-    decoding. Raises :class:`vision.images.ImageError` for what is not a readable photo and
+    of the player's own tiles (:mod:`vision.profiles`) keeps the boxes the gate dropped that it
+    vouches for and adapts the reader's probabilities before decoding. Raises
+    :class:`vision.images.ImageError` for what is not a readable photo and
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
     from vision.meld_grouping import group_into_melds
@@ -169,6 +199,8 @@ def read(
     reading_kind = ReadingKind(kind)
     photo = _as_image(image)
     seen = see_tiles(photo, detector_weights=detector_weights, reader_weights=reader_weights)
+    if profile is not None:
+        seen = seen.vouched_by(profile)
     probs = seen.reading.probs if profile is None else profile.adapt(seen.reading.probs, seen.reading.embeddings)
     groups = group_into_melds(seen.detections, reading_kind.value)
     height, width = photo.shape[:2]

@@ -24,6 +24,13 @@ an ungated mix were measured too and lost on one side or the other; a linear hea
 calibration tiles learnt almost nothing, since the classifier already reads most of them right.
 On the held-out editions' photos of small, tilted or close-up tiles the profile changes almost
 nothing: those tiles lie below the gate (``models/reader.md``).
+
+A profile also **vouches for boxes the gate dropped** (:meth:`TileProfile.vouches_for`): on a set
+the detector never saw, its confidence on the player's own tiles often sits at 0.35-0.5, so the
+gate (detector x reader's P(tile), :data:`vision.pipeline.MIN_TILE_PROB`) drops readable tiles. A
+dropped box is kept when the reader is at least :data:`VOUCH_TILE_PROB` sure it shows a tile *and*
+the profile recognises it (cosine ``RECOGNISED[0]`` or more to one of its class means); the
+profile's cosine alone let through as many non-tiles as tiles (``models/reader.md``).
 """
 
 from __future__ import annotations
@@ -35,7 +42,7 @@ import numpy as np
 
 from solver.tiles import NUM_KINDS, Tile
 
-__all__ = ["TileSample", "TileProfile", "TEMPERATURE", "WEIGHT", "RECOGNISED"]
+__all__ = ["TileSample", "TileProfile", "TEMPERATURE", "WEIGHT", "RECOGNISED", "VOUCH_TILE_PROB"]
 
 #: Softmax temperature on the cosine similarities (cosines of one set's tiles lie close together).
 TEMPERATURE = 0.05
@@ -43,6 +50,9 @@ TEMPERATURE = 0.05
 WEIGHT = 0.7
 #: Cosine to the nearest class mean from which the profile starts to be heard, and is fully heard.
 RECOGNISED = (0.85, 0.95)
+#: The reader's P(tile) from which a box the gate dropped is kept on the profile's word (chosen on
+#: ``python -m training.evaluate_profiles --seed 0``).
+VOUCH_TILE_PROB = 0.97
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,6 +118,16 @@ class TileProfile:
         if len(embeddings) == 0:
             return np.zeros(0)
         return self._cosines(embeddings).max(axis=1)
+
+    def vouches_for(self, tile_prob: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
+        """Mask of the boxes (dropped by the gate) this profile keeps as tiles: the reader at least
+        :data:`VOUCH_TILE_PROB` sure of a tile, and the crop recognised as one of the player's tiles."""
+        tile_prob = np.asarray(tile_prob, np.float64)
+        if len(tile_prob) != len(embeddings):
+            raise ValueError(f"{len(embeddings)} embeddings for {len(tile_prob)} boxes")
+        if not len(tile_prob):
+            return np.zeros(0, bool)
+        return (tile_prob >= VOUCH_TILE_PROB) & (self.nearest_cosine(embeddings) >= RECOGNISED[0])
 
     def adapt(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         """The classifier's ``probs`` (n x 53) with this profile's view of ``embeddings`` (n x d) mixed in."""
