@@ -290,13 +290,19 @@ def reading_kind(scene: Scene) -> str:
     return "rack" if scene.kind in ("rack", "closeup") else "table"
 
 
-def _scene_photo(scene: Scene) -> SeenPhoto:
-    """The scene read; only tiles whose number shows are tiles to read (as in the test sets)."""
+def _labelled(scene: Scene) -> tuple[np.ndarray, list[int], np.ndarray]:
+    """The scene's tiles to read - only those whose number shows, as in the test sets - as (boxes,
+    labels), and the boxes of the tiles whose number is hidden."""
     readable = [t for t in scene.tiles if t.number_visible >= MIN_NUMBER_VISIBLE]
     hidden = [t.box for t in scene.tiles if t.number_visible < MIN_NUMBER_VISIBLE] + list(scene.hidden)
-    hidden = np.array(hidden, np.float32).reshape(-1, 4)
     boxes = np.array([t.box for t in readable], np.float32).reshape(-1, 4)
-    return see_photo(scene.image, boxes, [t.tile.index for t in readable], reading_kind(scene), hidden)
+    return boxes, [t.tile.index for t in readable], np.array(hidden, np.float32).reshape(-1, 4)
+
+
+def _scene_photo(scene: Scene) -> SeenPhoto:
+    """The scene read, only the tiles whose number shows to read (:func:`_labelled`)."""
+    boxes, labels, hidden = _labelled(scene)
+    return see_photo(scene.image, boxes, labels, reading_kind(scene), hidden)
 
 
 def test_scene(
@@ -467,15 +473,16 @@ def real_experiment(real_root: Path, seed: int, profiles: int = 3) -> dict:
     for p, photo in enumerate(train):
         for t, tile in enumerate(photo.tiles):
             by_class.setdefault(tile.tile.index, []).append((p, t))
-    drawn, first = [], None
+    drawn_samples = []
     for _ in range(profiles):
         samples = []
         for c, spots in sorted(by_class.items()):
             p, t = spots[int(rng.integers(len(spots)))]
             views = crop_views(load_image(train[p].image_path), [train[p].tiles[t].box], reader.imgsz)
             samples.append(TileSample(Tile.from_index(c), views[:, 0], read_views(views, reader).embeddings[0]))
-        drawn.append(methods(samples))
-        first = first or TileProfile.from_samples("first", samples)
+        drawn_samples.append(samples)
+    drawn = [methods(samples) for samples in drawn_samples]
+    first = TileProfile.from_samples("first", drawn_samples[0])
     valid = [photo for photo in load_real_split(real_root, "valid") if photo.tiles]
     misread = {name: [0] * profiles for name in drawn[0]}
     end_to_end, tiles = [], 0
@@ -521,10 +528,7 @@ def gate_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe) -> lis
     for _ in range(count):
         scene = test_scene(kind, rng, recipe=recipe)
         seen = see_tiles(scene.image)
-        readable = [t for t in scene.tiles if t.number_visible >= MIN_NUMBER_VISIBLE]
-        truth = np.array([t.box for t in readable], np.float32).reshape(-1, 4)
-        hidden = np.array([t.box for t in scene.tiles if t.number_visible < MIN_NUMBER_VISIBLE] + list(scene.hidden),
-                          np.float32).reshape(-1, 4)
+        truth, _, hidden = _labelled(scene)
         kept_on = set()
         for kept, found, reading in ((True, seen.detections, seen.reading), (False, seen.dropped, seen.dropped_reading)):
             if not len(found):
