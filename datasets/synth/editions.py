@@ -29,6 +29,7 @@ __all__ = [
     "HELD_OUT_EDITIONS",
     "SIBLING_GAMES",
     "NEVER_TRAINED",
+    "SELECTION_ONLY",
     "ASSORTED",
     "edition",
 ]
@@ -203,6 +204,26 @@ CATALOGUE: tuple[Edition, ...] = (
         body=(185, 222, 238),
         aspect=(0.7, 0.78),
     ),
+    # SELECTION ONLY (never trained on, never in a test set): the edition checkpoints and
+    # settings are chosen on, so that a choice sees tiles no model was trained on without looking
+    # at the test editions. Humanist heavy digits in two fonts no model has drawn (neither the
+    # training editions' nor the wide pool's weights, nor a look-alike of the test editions'),
+    # navy blue, amber orange, grey-sheened black, a bar under 6 and 9, a jester joker, a
+    # grey-white body, squarish tiles.
+    Edition(
+        "selection-heavy",
+        fonts=("Lato-Heavy.ttf", "Cabin-SemiBold.otf"),
+        stroke=(0.1, 0.8),
+        inks=((45, 42, 40), (120, 50, 15), (5, 150, 235), (45, 20, 190)),
+        ink_drift=0.6,
+        black_sheen=0.5,
+        marks=(Mark.BAR,),
+        marked=Marked.SIX_NINE,
+        jokers=(JokerFace.JESTER,),
+        joker_inks=(Colour.BLUE, Colour.RED),
+        body=(228, 232, 232),
+        aspect=(0.72, 0.8),
+    ),
     # SIBLING GAME: Okey tiles: yellow where Rummikub has orange (read as orange, the honest
     # reading), a ring under every number, tall ivory tiles, the "false okey" clover for a joker.
     Edition(
@@ -224,8 +245,11 @@ HELD_OUT: frozenset[str] = frozenset({"us-teal", "original-circle"})
 #: Tiles of sibling games, never trained on and not a reading target: a photo of them must still
 #: be read honestly (what is unsure flagged), never crash.
 SIBLING_GAMES: frozenset[str] = frozenset({"okey"})
+#: Editions only model selection renders (``training.testsets``' selection sets): never trained
+#: on, never reported as a test.
+SELECTION_ONLY: frozenset[str] = frozenset({"selection-heavy"})
 #: Everything no training data may contain.
-NEVER_TRAINED: frozenset[str] = HELD_OUT | SIBLING_GAMES
+NEVER_TRAINED: frozenset[str] = HELD_OUT | SIBLING_GAMES | SELECTION_ONLY
 
 _BY_NAME = {e.name: e for e in CATALOGUE}
 TRAINING_EDITIONS: tuple[Edition, ...] = tuple(e for e in CATALOGUE if e.name not in NEVER_TRAINED)

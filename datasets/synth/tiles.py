@@ -63,6 +63,9 @@ _EDITION_FONT_FILES = (
     "LiberationSerif-Bold.ttf",
     "LiberationMono-Bold.ttf",
 )
+#: Editions' fonts from Debian's font packages, looked for anywhere under the system's font
+#: folder: file name -> package.
+_PACKAGED_EDITION_FONTS = {"Lato-Heavy.ttf": "fonts-lato", "Cabin-SemiBold.otf": "fonts-cabin"}
 #: Where the system keeps its fonts (the wide training pool is looked for anywhere under it).
 _SYSTEM_FONTS = Path("/usr/share/fonts")
 _HERSHEY = (cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_TRIPLEX, cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_COMPLEX)
@@ -86,7 +89,8 @@ def _font_dirs() -> list[Path]:
 @functools.lru_cache(maxsize=1)
 def _installed_fonts() -> dict[str, Path]:
     """Installed TTFs by file name, the first found per name; then the wide training pool's
-    (:mod:`datasets.synth.wide_fonts`), anywhere under the system's font folder."""
+    (:mod:`datasets.synth.wide_fonts`) and the packaged editions' fonts, anywhere under the
+    system's font folder."""
     found: dict[str, Path] = {}
     for directory in _font_dirs():
         for name in _BOLD_FONT_FILES + _EDITION_FONT_FILES:
@@ -95,7 +99,8 @@ def _installed_fonts() -> dict[str, Path]:
                 found[name] = path
     if _SYSTEM_FONTS.is_dir():
         for path in sorted(_SYSTEM_FONTS.rglob("*")):
-            if path.name in WIDE_FONT_FILES and path.name not in found and path.is_file():
+            wanted = path.name in WIDE_FONT_FILES or path.name in _PACKAGED_EDITION_FONTS
+            if wanted and path.name not in found and path.is_file():
                 found[path.name] = path
     return found
 
@@ -108,7 +113,7 @@ def _font_paths() -> tuple[Path, ...]:
 
 def font_names() -> list[str]:
     """Names of the fonts the renderer draws digits with (TTF files, then Hershey fonts)."""
-    extra = [name for name in _EDITION_FONT_FILES if name in _installed_fonts()]
+    extra = [name for name in _EDITION_FONT_FILES + tuple(_PACKAGED_EDITION_FONTS) if name in _installed_fonts()]
     extra += list(installed_wide_fonts(set(_installed_fonts())))
     return [p.name for p in _font_paths()] + extra + [f"hershey-{i}" for i in range(len(_HERSHEY))]
 
@@ -124,7 +129,7 @@ class MissingFontError(RuntimeError):
 #: Where the fonts of the editions come from (Debian / Ubuntu), for the error message.
 FONT_PACKAGES = {name: "fonts-liberation" for name in _EDITION_FONT_FILES} | {
     "STIXGeneralBol.ttf": "matplotlib (pip)", "cmb10.ttf": "matplotlib (pip)",
-} | WIDE_FONT_FILES
+} | WIDE_FONT_FILES | _PACKAGED_EDITION_FONTS
 
 
 def missing_fonts(edition: Edition) -> list[str]:
