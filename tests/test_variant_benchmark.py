@@ -35,3 +35,17 @@ def test_an_unknown_rule_set_is_refused_with_the_known_ones(capsys: pytest.Captu
     assert stop.value.code == 2
     error = capsys.readouterr().err
     assert "unknown rule preset(s): nope" in error and "repeated-colours" in error
+
+
+def test_the_program_study_records_each_program_of_a_move_and_the_last_ones_gap() -> None:
+    from benchmarks import program_study
+    from solver import mip, move_program, search
+
+    solve, build = mip.solve, move_program.program
+    optimal, programs = program_study.study("repeated-colours", 30, 8, 0)
+    assert optimal and programs
+    assert all(p.columns > 0 and p.rows > 0 and p.seconds >= 0 for p in programs)
+    last = programs[-1]
+    assert last.gap_staying is None or last.gap_staying >= -1e-6  # a relaxation never promises less
+    assert (mip.solve, move_program.program) == (solve, build)  # the solver is left as it was
+    assert (search.mip.solve, search.move_program.program) == (solve, build)
