@@ -12,6 +12,7 @@ from datasets.synth.editions import (
     HELD_OUT,
     HELD_OUT_EDITIONS,
     NEVER_TRAINED,
+    SELECTION_ONLY,
     SIBLING_GAMES,
     TRAINING_EDITIONS,
     Edition,
@@ -21,6 +22,7 @@ from datasets.synth.editions import (
 )
 from datasets.synth.scenes import compose_scene
 from datasets.synth.tiles import MissingFontError, missing_fonts, render_tile
+from datasets.synth.wide_fonts import HELD_OUT_LOOK_ALIKES, WIDE_FONT_FILES
 from datasets.synth.writer import RECIPES, HeldOutEditionError, SceneRecipe, write_dataset
 from solver.tiles import JOKER, Colour, Tile
 from tests.fonts import needs_edition_fonts, needs_fonts
@@ -36,7 +38,7 @@ def test_catalogue_has_six_editions_and_two_held_out():
 
 def test_a_sibling_games_tiles_are_neither_trained_on_nor_a_held_out_edition():
     assert SIBLING_GAMES == {"okey"} and not SIBLING_GAMES & HELD_OUT
-    assert NEVER_TRAINED == HELD_OUT | SIBLING_GAMES
+    assert NEVER_TRAINED == HELD_OUT | SIBLING_GAMES | SELECTION_ONLY
     assert not {e.name for e in TRAINING_EDITIONS} & SIBLING_GAMES
     assert SceneRecipe(editions=("okey",)).uses_held_out()  # refused for training like a held-out one
 
@@ -49,6 +51,27 @@ def test_okeys_false_joker_is_a_clover_in_the_middle_of_the_face():
     h, w = ink.shape
     assert ink[int(h * 0.2) : int(h * 0.5), int(w * 0.3) : int(w * 0.7)].mean() > 0.3  # the four leaves
     assert ink[int(h * 0.72) : int(h * 0.85)].sum() < ink.sum() * 0.02  # nothing under it (the side strip aside)
+
+
+def test_the_selection_only_edition_is_never_trained_on_nor_a_test_edition():
+    """Checkpoints are chosen on it: it must show tiles no model was trained on, and no test
+    edition's, in fonts no training render draws (nor look-alikes of the test fonts)."""
+    assert SELECTION_ONLY == {"selection-heavy"} and not SELECTION_ONLY & (HELD_OUT | SIBLING_GAMES)
+    assert not {e.name for e in TRAINING_EDITIONS} & SELECTION_ONLY
+    assert SceneRecipe(editions=("selection-heavy",)).uses_held_out()  # refused for training
+    fonts = set(edition("selection-heavy").fonts)
+    trained = {f for e in TRAINING_EDITIONS for f in e.fonts} | set(tiles_module._BOLD_FONT_FILES) | set(WIDE_FONT_FILES)
+    tested = {f for e in CATALOGUE if e.name in HELD_OUT | SIBLING_GAMES for f in e.fonts}
+    assert fonts and not fonts & (trained | tested)
+    assert not any(f.startswith(HELD_OUT_LOOK_ALIKES) for f in fonts)
+
+
+@needs_fonts(edition("selection-heavy"))
+def test_the_selection_only_edition_draws_its_own_fonts():
+    ed = edition("selection-heavy")
+    assert missing_fonts(ed) == []
+    image = render_tile(Tile(Colour.BLUE, 8), np.random.default_rng(5), 120, ed)
+    assert image.shape[0] == 120 and _ink_pixels(image, np.array(ed.body)).mean() > 0.02
 
 
 def test_held_out_fonts_are_in_no_training_edition():

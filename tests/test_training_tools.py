@@ -166,16 +166,21 @@ def test_the_threshold_is_chosen_on_both_calibration_sets_pooled(monkeypatch, ca
 
 
 def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
+    from datasets.synth.editions import HELD_OUT, SELECTION_ONLY, SIBLING_GAMES
     from training.testsets import TEST_SETS, write_test_sets
 
     assert {t.name for t in TEST_SETS if t.is_test} == {
         "held-out-editions", "held-out-phone", "okey-tiles", "closeup-racks", "distractors", "rack-ends",
     }
     assert {t.name for t in TEST_SETS if t.recipe.rack_ends > 0} == {"rack-ends"}  # the others keep their scenes
-    held_out = {t.name: t.recipe for t in TEST_SETS if t.recipe.uses_held_out()}
+    held_out = {t.name: t.recipe for t in TEST_SETS if set(t.recipe.editions) & (HELD_OUT | SIBLING_GAMES)}
     assert set(held_out) == {"held-out-editions", "held-out-phone", "okey-tiles"}  # and no other set shows them
     selection = {t.name: t for t in TEST_SETS if t.selects_models}
-    assert set(selection) == {"selection", "selection-phone"} and not any(t.is_test for t in selection.values())
+    assert set(selection) == {"selection", "selection-phone", "selection-unseen"}
+    assert not any(t.is_test for t in selection.values())
+    # The selection-only edition: in the unseen selection set and in no other set.
+    unseen = {t.name for t in TEST_SETS if set(t.recipe.editions) & SELECTION_ONLY}
+    assert unseen == {"selection-unseen"} and set(selection["selection-unseen"].recipe.editions) == SELECTION_ONLY
     by_name = {t.name: t for t in TEST_SETS}  # the calibration sets' recipes, twice the photos
     assert selection["selection"].recipe == by_name["calibration"].recipe
     assert selection["selection-phone"].recipe == by_name["calibration-phone"].recipe
