@@ -34,7 +34,7 @@ from training.error_breakdown import SIZE_BANDS as TILE_SIZE_BANDS
 from training.error_breakdown import ErrorKind, error_counts, errors_by_size, format_breakdown, size_band, tile_errors
 from training.metrics import PRF, Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
-from training.testsets import DEFAULT_OUT, TEST_SETS
+from training.testsets import ALL_SETS, DEFAULT_OUT
 from training.tile_reading import load_any_reader, read_boxes, reader_source
 from vision.decoding import DEFAULT_SETTINGS, DecodingSettings, decode
 from vision.detections import Detections, box_iou, box_overlap
@@ -453,8 +453,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reader", type=Path, help="reader: an ONNX file (default: the shipped models/reader.onnx, read as photos are) or a .pt candidate")
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL)
     parser.add_argument("--testsets", type=Path, default=DEFAULT_OUT)
-    names = [REAL_VALIDATION] + [t.name for t in TEST_SETS]
-    tests = [REAL_VALIDATION] + [t.name for t in TEST_SETS if t.is_test]
+    names = [REAL_VALIDATION] + [t.name for t in ALL_SETS]
+    tests = [REAL_VALIDATION] + [t.name for t in ALL_SETS if t.is_test]
     parser.add_argument("--sets", nargs="*", choices=names, default=tests)
     parser.add_argument("--uncertain-below", type=float, help="decoding's uncertainty threshold (default: the shipped rule)")
     parser.add_argument("--joker-uncertain-below", type=float, help="the jokers' own threshold (default: the shipped rule)")

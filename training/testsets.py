@@ -9,17 +9,27 @@ fresh seeds: it is where decoding's uncertainty rule is set, so that no figure o
 tuned on that test set; ``calibration-phone`` does the same for photos as a phone takes them.
 ``selection`` and ``selection-phone`` (the training editions at other seeds) are where one model
 checkpoint is chosen over another.
+
+``real-recoloured`` is not rendered: it is the real validation split (``--real``), every tile
+recoloured to a held-out edition's inks and body (:mod:`datasets.synth.recolour`): real plastic,
+light and camera in another edition's colours. It is written only where the real data is.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import shutil
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import cv2
+import numpy as np
+
 from datasets.synth.editions import HELD_OUT_EDITIONS, SELECTION_ONLY, TRAINING_EDITIONS
 from datasets.synth.writer import SceneRecipe, write_dataset
+from training.real_data import DEFAULT_REAL, load_real_split
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "data" / "testsets"
@@ -107,11 +117,62 @@ TEST_SETS: tuple[TestSet, ...] = (
 )
 
 
-def write_test_sets(out: Path = DEFAULT_OUT, workers: int = 1, only: tuple[str, ...] = ()) -> dict[str, int]:
-    """Write each set to ``out/<name>`` (YOLO layout, see :mod:`datasets.synth.writer`); tiles per set."""
-    unknown = set(only) - {t.name for t in TEST_SETS}
+@dataclass(frozen=True)
+class RecolouredSet:
+    """The real validation split's photos, each in the colours of one of ``editions`` (drawn per
+    photo from ``seed``)."""
+
+    name: str
+    editions: tuple[str, ...]
+    seed: int
+    is_test: bool = True
+    selects_models: bool = False
+
+
+RECOLOURED_SETS: tuple[RecolouredSet, ...] = (RecolouredSet("real-recoloured", _HELD_OUT, 9008),)
+#: Every set by name, rendered or recoloured.
+ALL_SETS: tuple[TestSet | RecolouredSet, ...] = TEST_SETS + RECOLOURED_SETS
+
+
+def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> int:
+    """Write ``recoloured`` to ``out`` in the rendered sets' layout (``images/``, ``meta/*.json``:
+    the labelled tiles' boxes, read as tables, as the real split is); its tile count."""
+    from datasets.synth.editions import edition
+    from datasets.synth.recolour import recolour_photo
+
+    photos = load_real_split(real_root, "valid")
+    rng = np.random.default_rng(recoloured.seed)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "images").mkdir(parents=True)
+    (out / "meta").mkdir()
+    tiles = 0
+    for number, photo in enumerate(photos):
+        image = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise ValueError(f"unreadable image {photo.image_path}")
+        look = edition(str(rng.choice(recoloured.editions)))
+        labelled = [(t.tile, t.box) for t in photo.tiles]
+        name = f"real_{number:06d}"
+        cv2.imwrite(str(out / "images" / f"{name}.jpg"), recolour_photo(image, labelled, look, rng), [cv2.IMWRITE_JPEG_QUALITY, 95])
+        meta = {
+            "image": f"images/{name}.jpg", "source": photo.image_path.name, "width": image.shape[1],
+            "height": image.shape[0], "kind": "table", "edition": look.name, "distractors": [], "hidden": [],
+            "tiles": [{"name": t.name, "index": t.index, "box": [round(float(v), 2) for v in box]} for t, box in labelled],
+        }
+        (out / "meta" / f"{name}.json").write_text(json.dumps(meta, indent=1))
+        tiles += len(labelled)
+    return tiles
+
+
+def write_test_sets(
+    out: Path = DEFAULT_OUT, workers: int = 1, only: tuple[str, ...] = (), real_root: Path = DEFAULT_REAL,
+) -> dict[str, int]:
+    """Write each set to ``out/<name>`` (YOLO layout, see :mod:`datasets.synth.writer`; the
+    recoloured ones only where the real data is); tiles per set."""
+    unknown = set(only) - {t.name for t in ALL_SETS}
     if unknown:
-        raise ValueError(f"unknown test sets {sorted(unknown)}; choose from {[t.name for t in TEST_SETS]}")
+        raise ValueError(f"unknown test sets {sorted(unknown)}; choose from {[t.name for t in ALL_SETS]}")
     tiles = {}
     for test_set in TEST_SETS:
         if only and test_set.name not in only:
@@ -120,6 +181,13 @@ def write_test_sets(out: Path = DEFAULT_OUT, workers: int = 1, only: tuple[str, 
             out / test_set.name, test_set.count, test_set.seed, workers=workers, progress=False,
             recipe=test_set.recipe, allow_held_out=True,
         )
+    for recoloured in RECOLOURED_SETS:
+        if only and recoloured.name not in only:
+            continue
+        if not (Path(real_root) / "valid").is_dir():
+            print(f"{recoloured.name}: skipped (no real validation split in {real_root})", file=sys.stderr)
+            continue
+        tiles[recoloured.name] = write_recoloured(out / recoloured.name, recoloured, Path(real_root))
     return tiles
 
 
@@ -128,9 +196,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=(), help="names of the sets to write (default: all)")
+    parser.add_argument("--real", type=Path, default=DEFAULT_REAL, help="the real data (for the recoloured sets)")
     args = parser.parse_args(argv)
     try:
-        tiles = write_test_sets(args.out, args.workers, tuple(args.only))
+        tiles = write_test_sets(args.out, args.workers, tuple(args.only), args.real)
     except ValueError as exc:
         parser.error(str(exc))
     for name, n in tiles.items():
