@@ -115,13 +115,13 @@ def test_nearest_cosine_tells_the_sets_tiles_from_other_things():
 
 
 def test_a_profile_vouches_only_for_a_box_the_reader_is_sure_is_a_tile_and_it_recognises():
-    from vision.profiles import VOUCH_TILE_PROB
+    from vision.profiles import VOUCH_RECOGNISED, VOUCH_TILE_PROB
 
     style, rng = _style(), np.random.default_rng(6)
     profile = TileProfile.from_samples("set", _calibration(style, rng))
     own = np.stack([_embedding(style, 12, 0.05, rng) for _ in range(2)])
     stranger = (style[0] + rng.normal(0, 1, DIM) * 3)[None]  # this set's look, but like no class
-    assert profile.nearest_cosine(own).min() >= RECOGNISED[0] > profile.nearest_cosine(stranger)[0]
+    assert profile.nearest_cosine(own).min() >= VOUCH_RECOGNISED > profile.nearest_cosine(stranger)[0]
     tile_prob = np.array([VOUCH_TILE_PROB, VOUCH_TILE_PROB - 0.02, 1.0])
     assert profile.vouches_for(tile_prob, np.concatenate([own, stranger])).tolist() == [True, False, False]
     assert profile.vouches_for(np.zeros(0), np.zeros((0, DIM))).shape == (0,)

@@ -62,7 +62,7 @@ from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import decode
 from vision.detections import Detections, box_iou
 from vision.pipeline import SeenTiles
-from vision.profiles import RECOGNISED, TEMPERATURE, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample
+from vision.profiles import TEMPERATURE, VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample
 
 Adapter = Callable[[np.ndarray, np.ndarray], np.ndarray]
 #: What the photos of the held-out test set show (their kinds and distractors), for one edition at a time.
@@ -604,7 +604,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--gate-study", action="store_true", help="only the study of the boxes the gate drops (5.)")
     args = parser.parse_args(argv)
     if args.gate_study:
-        print(f"the profile vouches for a dropped box at P(tile) >= {VOUCH_TILE_PROB} and cosine >= {RECOGNISED[0]}")
+        print(f"the profile vouches for a dropped box at P(tile) >= {VOUCH_TILE_PROB} and cosine >= {VOUCH_RECOGNISED}")
         for kind in args.editions:
             boxes = gate_study(kind, args.seed * 100 + _edition_number(kind), args.photos, HELD_OUT_SETS[args.test_set])
             for name, part in gate_summary(boxes).items():

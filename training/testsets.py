@@ -27,7 +27,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.synth.editions import HELD_OUT_EDITIONS, SELECTION_ONLY, TRAINING_EDITIONS
+from datasets.synth.editions import HELD_OUT_EDITIONS, SELECTION_ONLY, TRAINING_EDITIONS, edition
+from datasets.synth.recolour import recolour_photo
 from datasets.synth.writer import SceneRecipe, write_dataset
 from training.real_data import DEFAULT_REAL, load_real_split
 
@@ -137,9 +138,6 @@ ALL_SETS: tuple[TestSet | RecolouredSet, ...] = TEST_SETS + RECOLOURED_SETS
 def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> int:
     """Write ``recoloured`` to ``out`` in the rendered sets' layout (``images/``, ``meta/*.json``:
     the labelled tiles' boxes, read as tables, as the real split is); its tile count."""
-    from datasets.synth.editions import edition
-    from datasets.synth.recolour import recolour_photo
-
     photos = load_real_split(real_root, "valid")
     rng = np.random.default_rng(recoloured.seed)
     if out.exists():
