@@ -7,7 +7,8 @@ program, its columns and rows and the CPU time it took; and for the move's last 
 tie-break at the best score), how far its linear relaxation's bound lies above its optimum, in
 table tiles staying in place (the tie-break's leading criterion). A study for the solver's
 developers (issue 17), not a benchmark of the product: the move gets up to 60 s so the last
-program is solved to the end.
+program is solved to the end. Positions are dealt to players who have opened (the opening's
+programs are not the move program's and are not studied).
 """
 
 from __future__ import annotations
@@ -15,10 +16,9 @@ from __future__ import annotations
 import argparse
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator
 
 from benchmarks.positions import deal_position
 from benchmarks.solver_benchmark import position_seed
