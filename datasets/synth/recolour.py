@@ -24,17 +24,17 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from datasets.synth import editions
 from datasets.synth.editions import Edition
 from solver.tiles import Colour, Tile
 
 __all__ = ["REAL_BODY", "REAL_INKS", "recolour_tile", "recolour_photo"]
 
-#: The real photos' edition, nominal BGR: its cream body and its inks (as the "classic" training
-#: edition drawn after it, datasets.synth.editions).
-REAL_BODY = np.array((214, 236, 246), np.float32)
-REAL_INKS = {
-    Colour.BLACK: (34, 30, 30), Colour.BLUE: (185, 100, 20), Colour.ORANGE: (20, 130, 235), Colour.RED: (40, 30, 205),
-}
+#: The real photos' edition, nominal BGR: its cream body and its inks, as the "classic" training
+#: edition drawn after it has them (datasets.synth.editions).
+_REAL = editions.edition("classic")
+REAL_BODY = np.array(_REAL.body, np.float32)
+REAL_INKS = {colour: _REAL.ink(colour) for colour in Colour}
 #: The inner part of a box the body and ink are measured in (the sides and shadow left out).
 INNER = 0.18
 #: Lab distance from the body where a pixel starts to count as ink, and where it counts fully.
