@@ -85,8 +85,8 @@ def test_the_recoloured_set_is_the_real_split_in_a_held_out_editions_colours(rea
     from training.evaluate_suite import load_testset
     from training.testsets import ALL_SETS, RECOLOURED_SETS, write_test_sets
 
-    (recoloured,) = RECOLOURED_SETS
-    assert recoloured.is_test and set(recoloured.editions) == HELD_OUT and recoloured in ALL_SETS
+    (recoloured,) = [s for s in RECOLOURED_SETS if s.name == "real-recoloured"]
+    assert not recoloured.restyled and recoloured.is_test and set(recoloured.editions) == HELD_OUT and recoloured in ALL_SETS
     out = tmp_path / "sets"
     assert write_test_sets(out, only=("real-recoloured",), real_root=real_root) == {"real-recoloured": 1}
     (photo,) = load_testset(out / "real-recoloured")
@@ -103,3 +103,21 @@ def test_without_the_real_data_the_recoloured_set_is_skipped(tmp_path, capsys) -
 
     assert write_test_sets(tmp_path / "sets", only=("real-recoloured",), real_root=tmp_path / "none") == {}
     assert "skipped" in capsys.readouterr().err
+
+
+def test_the_restyled_set_is_the_real_split_printed_in_a_held_out_edition(real_root, tmp_path) -> None:
+    from training.evaluate_suite import load_testset
+    from training.testsets import ALL_SETS, RECOLOURED_SETS, write_test_sets
+
+    (restyled,) = [s for s in RECOLOURED_SETS if s.name == "real-restyled"]
+    assert restyled.restyled and restyled.is_test and set(restyled.editions) == HELD_OUT and restyled in ALL_SETS
+    out = tmp_path / "sets"
+    assert write_test_sets(out, only=("real-restyled",), real_root=real_root) == {"real-restyled": 1}
+    (photo,) = load_testset(out / "real-restyled")
+    assert photo.labels == (Tile(Colour.BLUE, 1).index,)
+    recoloured_out = tmp_path / "recoloured"
+    write_test_sets(recoloured_out, only=("real-recoloured",), real_root=real_root)
+    restyled_image = cv2.imread(str(photo.image_path)).astype(int)
+    recoloured_image = cv2.imread(str(recoloured_out / "real-recoloured" / "images" / "real_000000.jpg")).astype(int)
+    # The bar that stood for a digit is printed again (a "1" in the edition's font), not only recoloured.
+    assert np.abs(restyled_image[30:100, 50:100] - recoloured_image[30:100, 50:100]).max() > 60

@@ -369,6 +369,19 @@ def test_see_photo_changed_detector_runs_both_models_again(tmp_path, monkeypatch
     assert not np.array_equal(changed.found.boxes, before.found.boxes) and not np.array_equal(changed.probs, before.probs)
 
 
+def test_see_photo_photo_written_again_runs_both_models_again(tmp_path, monkeypatch):
+    calls, _, read = _counting_models(tmp_path, monkeypatch)
+    photo = tmp_path / "set" / "images" / "p.jpg"
+    photo.parent.mkdir(parents=True)
+    photo.write_bytes(b"first photo")
+    read("a")
+    read("a")
+    assert calls == ["detect", "a"]
+    photo.write_bytes(b"the set written again")
+    read("a")
+    assert calls == ["detect", "a", "detect", "a"]  # same name, another photo: nothing reused
+
+
 def test_the_evaluations_read_the_shipped_onnx_reader_as_photos_are_read():
     """The default reader of the evaluations is the shipped ONNX file, read by the runtime's own
     code (vision.reader.read_boxes): the figures are the product's, not a second implementation's."""

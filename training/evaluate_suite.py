@@ -134,6 +134,16 @@ def _file_key(path: str | Path) -> str:
     return f"{path}:{status.st_size}:{status.st_mtime_ns}"
 
 
+def _photo_key(image_path: Path) -> str:
+    """A photo as the cache knows it beside its name: its size and modification time (a test set
+    written again is read again)."""
+    path = Path(image_path)
+    if not path.is_file():
+        return "-"
+    status = path.stat()
+    return f"{status.st_size}:{status.st_mtime_ns}"
+
+
 def _cache_name(image_path: Path) -> str:
     return f"{image_path.parent.parent.name}__{image_path.stem}.npz"
 
@@ -150,7 +160,7 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
     :data:`vision.detector.METHOD`) and the reader's output by
     detector and reader (``cache/readings-<reader>``): a new reader re-reads the crops of the cached
     boxes and pays nothing for the detector, and a changed detector or reader never reuses the
-    output of the old one.
+    output of the old one. Both are kept for the photo file as it was (:func:`_photo_key`).
     """
     from vision.detector import METHOD
     from vision.images import load_image
@@ -162,6 +172,8 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
         return see_image(load_image(image_path), detector, reader)
     found_file = cache / "detections" / _cache_name(image_path)
     read_file = cache / _reader_folder(reader_key) / _cache_name(image_path)
+    photo_key = _photo_key(image_path)
+    detector_key, reader_key = f"{detector_key}|{photo_key}", f"{reader_key}|{photo_key}"
     saved = _load(found_file, detector_key)
     found = None if saved is None else (Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"]))
     if found is not None:

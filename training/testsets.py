@@ -12,7 +12,10 @@ checkpoint is chosen over another.
 
 ``real-recoloured`` is not rendered: it is the real validation split (``--real``), every tile
 recoloured to a held-out edition's inks and body (:mod:`datasets.synth.recolour`): real plastic,
-light and camera in another edition's colours. It is written only where the real data is.
+light and camera in another edition's colours. ``real-restyled`` goes further: the same photos
+with every tile's number printed again in a held-out edition (its font, marks, disc behind the
+digits) as well as in its colours (:mod:`datasets.synth.restyle`). Both are written only where the
+real data is.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import numpy as np
 
 from datasets.synth.editions import HELD_OUT_EDITIONS, SELECTION_ONLY, TRAINING_EDITIONS, edition
 from datasets.synth.recolour import recolour_photo
+from datasets.synth.restyle import restyle_photo
 from datasets.synth.writer import SceneRecipe, write_dataset
 from training.real_data import DEFAULT_REAL, load_real_split
 
@@ -121,16 +125,20 @@ TEST_SETS: tuple[TestSet, ...] = (
 @dataclass(frozen=True)
 class RecolouredSet:
     """The real validation split's photos, each in the colours of one of ``editions`` (drawn per
-    photo from ``seed``)."""
+    photo from ``seed``), and with ``restyled`` in its print too."""
 
     name: str
     editions: tuple[str, ...]
     seed: int
     is_test: bool = True
     selects_models: bool = False
+    restyled: bool = False
 
 
-RECOLOURED_SETS: tuple[RecolouredSet, ...] = (RecolouredSet("real-recoloured", _HELD_OUT, 9008),)
+RECOLOURED_SETS: tuple[RecolouredSet, ...] = (
+    RecolouredSet("real-recoloured", _HELD_OUT, 9008),
+    RecolouredSet("real-restyled", _HELD_OUT, 9010, restyled=True),
+)
 #: Every set by name, rendered or recoloured.
 ALL_SETS: tuple[TestSet | RecolouredSet, ...] = TEST_SETS + RECOLOURED_SETS
 
@@ -152,7 +160,8 @@ def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> i
         look = edition(str(rng.choice(recoloured.editions)))
         labelled = [(t.tile, t.box) for t in photo.tiles]
         name = f"real_{number:06d}"
-        cv2.imwrite(str(out / "images" / f"{name}.jpg"), recolour_photo(image, labelled, look, rng), [cv2.IMWRITE_JPEG_QUALITY, 95])
+        restyle = restyle_photo if recoloured.restyled else recolour_photo
+        cv2.imwrite(str(out / "images" / f"{name}.jpg"), restyle(image, labelled, look, rng), [cv2.IMWRITE_JPEG_QUALITY, 95])
         meta = {
             "image": f"images/{name}.jpg", "source": photo.image_path.name, "width": image.shape[1],
             "height": image.shape[0], "kind": "table", "edition": look.name, "distractors": [], "hidden": [],

@@ -20,6 +20,7 @@ runs when a photo is read.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -28,7 +29,7 @@ from datasets.synth import editions
 from datasets.synth.editions import Edition
 from solver.tiles import Colour, Tile
 
-__all__ = ["REAL_BODY", "REAL_INKS", "recolour_tile", "recolour_photo"]
+__all__ = ["REAL_BODY", "REAL_INKS", "TileInk", "measure_tile", "shift_plastic", "recolour_tile", "recolour_photo", "drifted_ink", "nominal_body"]
 
 #: The real photos' edition, nominal BGR: its cream body and its inks, as the "classic" training
 #: edition drawn after it has them (datasets.synth.editions).
@@ -43,23 +44,28 @@ INK_FROM, INK_FULL = 14.0, 34.0
 BODY_FROM, BODY_FULL = 10.0, 22.0
 
 
-def recolour_tile(
-    image: np.ndarray, box: Sequence[float], tile: Tile, ink: Sequence[float], body: Sequence[float],
-    recoloured: np.ndarray | None = None,
-) -> None:
-    """Recolour ``tile`` in ``image`` (BGR, in place) inside ``box`` (x1, y1, x2, y2 pixels) to
-    the nominal ``ink`` and ``body`` (BGR). A joker, or a box too small to measure, is left alone.
-    ``recoloured`` (the image's height and width, 0..1, updated in place) says how far each
-    pixel's plastic was recoloured already, by a neighbour whose box overlaps this one: what is
-    done is not done twice.
-    """
-    if tile.is_joker:
-        return
+@dataclass(frozen=True, eq=False)
+class TileInk:
+    """One real tile's printed ink and plastic as measured in its box of a photo."""
+
+    x1: int
+    y1: int
+    region: np.ndarray  # (h, w, 3) float32 BGR: the box's pixels
+    alpha: np.ndarray  # (h, w) 0..1: how far each pixel is ink the plastic encloses
+    plastic: np.ndarray  # (h, w) 0..1: how far each pixel is the tile's plastic
+    old_body: np.ndarray  # BGR median of the plastic's brightest half
+    old_ink: np.ndarray  # BGR median of the solid ink
+    light: np.ndarray  # the photo's light per channel, seen on the plastic (old body / nominal)
+
+
+def measure_tile(image: np.ndarray, box: Sequence[float]) -> TileInk | None:
+    """The ink and plastic of the tile in ``box`` (x1, y1, x2, y2 pixels) of ``image`` (BGR);
+    None for a box too small to measure or one with too little ink."""
     height, width = image.shape[:2]
     x1, y1 = max(int(np.floor(box[0])), 0), max(int(np.floor(box[1])), 0)
     x2, y2 = min(int(np.ceil(box[2])), width), min(int(np.ceil(box[3])), height)
     if x2 - x1 < 6 or y2 - y1 < 6:
-        return
+        return None
     region = image[y1:y2, x1:x2].astype(np.float32)
     h, w = region.shape[:2]
     iy, ix = int(h * INNER), int(w * INNER)
@@ -73,22 +79,50 @@ def recolour_tile(
     alpha = np.clip((distance - INK_FROM) / (INK_FULL - INK_FROM), 0.0, 1.0) * _enclosed(distance > INK_FROM)
     solid = alpha > 0.8
     if solid.sum() < 4:
-        return
+        return None
     old_body = np.median(region[bright], axis=0)
-    old_ink = np.median(region[solid], axis=0)
-    light = old_body / REAL_BODY  # the photo's light, per channel, seen on the plastic
-    new_body = np.asarray(body, np.float32) * light
-    new_ink = np.asarray(ink, np.float32) * light
     # The plastic: pixels near the body's colour, anywhere in the box (not the table around a
     # tilted tile, nor its neighbours' ink).
     plastic = np.clip((BODY_FULL - distance) / (BODY_FULL - BODY_FROM), 0.0, 1.0) * (1.0 - alpha)
+    return TileInk(
+        x1, y1, region, alpha, plastic, old_body, np.median(region[solid], axis=0), old_body / REAL_BODY,
+    )
+
+
+def shift_plastic(measured: TileInk, body: Sequence[float], recoloured: np.ndarray | None) -> np.ndarray:
+    """How far each pixel of ``measured``'s box moves for its plastic to become the nominal
+    ``body`` under the photo's light (h, w, 3); ``recoloured`` as in :func:`recolour_tile`."""
+    plastic = measured.plastic
     if recoloured is not None:
-        done = recoloured[y1:y2, x1:x2]
-        plastic *= 1.0 - done
+        h, w = plastic.shape
+        done = recoloured[measured.y1:measured.y1 + h, measured.x1:measured.x1 + w]
+        plastic = plastic * (1.0 - done)
         done += plastic
+    new_body = np.asarray(body, np.float32) * measured.light
+    return plastic[..., None] * (new_body - measured.old_body)
+
+
+def recolour_tile(
+    image: np.ndarray, box: Sequence[float], tile: Tile, ink: Sequence[float], body: Sequence[float],
+    recoloured: np.ndarray | None = None,
+) -> None:
+    """Recolour ``tile`` in ``image`` (BGR, in place) inside ``box`` (x1, y1, x2, y2 pixels) to
+    the nominal ``ink`` and ``body`` (BGR). A joker, or a box too small to measure, is left alone.
+    ``recoloured`` (the image's height and width, 0..1, updated in place) says how far each
+    pixel's plastic was recoloured already, by a neighbour whose box overlaps this one: what is
+    done is not done twice.
+    """
+    if tile.is_joker:
+        return
+    measured = measure_tile(image, box)
+    if measured is None:
+        return
+    new_ink = np.asarray(ink, np.float32) * measured.light
     # Each keeps its shading relative to its median (texture, blur), on the new colour.
-    shifted = region + alpha[..., None] * (new_ink - old_ink) + plastic[..., None] * (new_body - old_body)
-    image[y1:y2, x1:x2] = np.clip(shifted, 0, 255).astype(np.uint8)
+    shifted = measured.region + measured.alpha[..., None] * (new_ink - measured.old_ink)
+    shifted += shift_plastic(measured, body, recoloured)
+    h, w = measured.alpha.shape
+    image[measured.y1:measured.y1 + h, measured.x1:measured.x1 + w] = np.clip(shifted, 0, 255).astype(np.uint8)
 
 
 def _enclosed(far: np.ndarray) -> np.ndarray:
@@ -105,19 +139,27 @@ def _enclosed(far: np.ndarray) -> np.ndarray:
     return cv2.dilate(inside, np.ones((3, 3), np.uint8)).astype(np.float32)
 
 
+def nominal_body(edition: Edition) -> np.ndarray:
+    """``edition``'s plastic (BGR); the real edition's for one that draws its body per tile."""
+    return np.asarray(edition.body if edition.body is not None else REAL_BODY, np.float32)
+
+
+def drifted_ink(edition: Edition, tile: Tile, rng: np.random.Generator) -> np.ndarray:
+    """``edition``'s ink for ``tile``'s colour (BGR; the real edition's where it has none), drifting
+    a little per tile as printed inks do (``edition.ink_drift``)."""
+    nominal = edition.ink(tile.colour)
+    ink = np.asarray(nominal if nominal is not None else REAL_INKS[tile.colour], np.float32)
+    return np.clip(ink + rng.normal(0.0, 8.0 * edition.ink_drift, 3), 0, 255)
+
+
 def recolour_photo(
     image: np.ndarray, tiles: Sequence[tuple[Tile, Sequence[float]]], edition: Edition, rng: np.random.Generator,
 ) -> np.ndarray:
-    """A copy of ``image`` with every (tile, box) recoloured to ``edition``'s inks and body, each
-    ink drifting a little per tile as printed inks do (``edition.ink_drift``)."""
+    """A copy of ``image`` with every (tile, box) recoloured to ``edition``'s inks and body
+    (:func:`drifted_ink`, :func:`nominal_body`)."""
     out = image.copy()
     recoloured = np.zeros(image.shape[:2], np.float32)
-    body = np.asarray(edition.body if edition.body is not None else REAL_BODY, np.float32)
     for tile, box in tiles:
-        if tile.is_joker:
-            continue
-        nominal = edition.ink(tile.colour)
-        ink = np.asarray(nominal if nominal is not None else REAL_INKS[tile.colour], np.float32)
-        ink = np.clip(ink + rng.normal(0.0, 8.0 * edition.ink_drift, 3), 0, 255)
-        recolour_tile(out, box, tile, ink, body, recoloured)
+        if not tile.is_joker:
+            recolour_tile(out, box, tile, drifted_ink(edition, tile, rng), nominal_body(edition), recoloured)
     return out

@@ -25,6 +25,7 @@ pool instead (:mod:`datasets.synth.wide_fonts`, system fonts found by file name)
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -36,7 +37,7 @@ from datasets.synth.font_shape import FontShape, place_jitter, reshape_glyph
 from datasets.synth.wide_fonts import WIDE_FONT_FILES, installed_wide_fonts
 from solver.tiles import Colour, Tile
 
-__all__ = ["render_tile", "font_names", "missing_fonts", "INK_BGR", "MissingFontError"]
+__all__ = ["render_tile", "number_ink", "NumberInk", "font_names", "missing_fonts", "INK_BGR", "MissingFontError"]
 
 #: Nominal ink colours (BGR) before per-tile variation.
 INK_BGR: dict[Colour, tuple[int, int, int]] = {
@@ -382,6 +383,47 @@ def _is_marked(number: int, edition: Edition) -> bool:
     return edition.marked is Marked.ALL or number in (6, 9)
 
 
+@dataclass(frozen=True, eq=False)
+class NumberInk:
+    """What a numbered tile's face has printed on it, upright: the number and its mark (``ink``,
+    0..1 over the face), and the light disc behind the number some editions print (``disc``, over
+    the whole tile, with its tone as a factor of the plastic's colour; None when there is none)."""
+
+    ink: np.ndarray
+    disc: np.ndarray | None = None
+    disc_tone: float = 1.0
+
+
+def number_ink(
+    tile: Tile, rng: np.random.Generator, face_h: int, w: int, edition: Edition = ASSORTED,
+    font_shape: FontShape | None = None, tile_h: int | None = None,
+) -> NumberInk:
+    """The printed number of ``tile`` (not a joker) on an upright ``face_h`` x ``w`` face of
+    ``edition``: its digits, the mark under them where the edition has one, and the disc behind
+    them (on a tile ``tile_h`` tall, the face and the side below it). What :func:`render_tile`
+    prints, and what :mod:`datasets.synth.restyle` prints on real tiles."""
+    assert tile.number is not None
+    h = face_h if tile_h is None else tile_h
+    number, centre, digit_h, digit_w = _number_mask(tile.number, rng, face_h, w, edition, font_shape)
+    disc_mask, tone = None, 1.0
+    if edition.digit_circle:
+        disc = np.zeros((h * 4, w * 4), np.uint8)
+        radius = int(max(digit_h * 0.75, digit_w * 0.62) * 4)
+        cv2.circle(disc, (w * 2, int(centre * 4)), radius, 255, -1, cv2.LINE_AA)
+        disc_mask = cv2.resize(disc, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+        tone = float(rng.uniform(1.02, 1.08))
+    bottom = centre + digit_h / 2
+    if edition is ASSORTED:
+        if rng.random() < 0.9:
+            mark = _mark_mask(rng, face_h, w, bottom, None)
+            number = np.maximum(number, mark * rng.uniform(0.5, 1.0))
+    elif _is_marked(tile.number, edition):
+        kind = edition.marks[int(rng.integers(0, len(edition.marks)))]
+        mark = _mark_mask(rng, face_h, w, bottom, kind)
+        number = np.maximum(number, mark * rng.uniform(0.7, 1.0))
+    return NumberInk(number, disc_mask, tone)
+
+
 #: Where a tile's number (or joker face) lies on its upright face, as shares of the tile's width
 #: and height (x1, y1, x2, y2): the digit is centred at 27-35 % of the face's height, 27-38 % of it
 #: tall and at most 88 % of the width wide (:func:`_number_mask`). A scene says how much of this
@@ -450,27 +492,14 @@ def render_tile(
         ink_mask = np.zeros((h, w), np.float32)
         ink_mask[:face_h] = _joker_mask(rng, face_h, w, face_kind)
     else:
-        assert tile.colour is not None and tile.number is not None
+        assert tile.colour is not None
         ink = _ink_colour(tile.colour, rng, edition)
         ink_mask = np.zeros((h, w), np.float32)
-        number, centre, digit_h, digit_w = _number_mask(tile.number, rng, face_h, w, edition, font_shape)
-        if edition.digit_circle:  # a light disc printed behind the number
-            disc = np.zeros((h * 4, w * 4), np.uint8)
-            radius = int(max(digit_h * 0.75, digit_w * 0.62) * 4)
-            cv2.circle(disc, (w * 2, int(centre * 4)), radius, 255, -1, cv2.LINE_AA)
-            disc_mask = cv2.resize(disc, (w, h), interpolation=cv2.INTER_AREA).astype(np.float32)[..., None] / 255.0
-            tone = np.clip(plastic * rng.uniform(1.02, 1.08) + 6, 0, 255)
-            img = img * (1 - disc_mask) + tone[None, None, :] * disc_mask
-        ink_mask[:face_h] = number
-        bottom = centre + digit_h / 2
-        if edition is ASSORTED:
-            if rng.random() < 0.9:
-                mark = _mark_mask(rng, face_h, w, bottom, None)
-                ink_mask[:face_h] = np.maximum(ink_mask[:face_h], mark * rng.uniform(0.5, 1.0))
-        elif _is_marked(tile.number, edition):
-            kind = edition.marks[int(rng.integers(0, len(edition.marks)))]
-            mark = _mark_mask(rng, face_h, w, bottom, kind)
-            ink_mask[:face_h] = np.maximum(ink_mask[:face_h], mark * rng.uniform(0.7, 1.0))
+        printed = number_ink(tile, rng, face_h, w, edition, font_shape, h)
+        if printed.disc is not None:  # a light disc printed behind the number
+            tone = np.clip(plastic * printed.disc_tone + 6, 0, 255)
+            img = img * (1 - printed.disc[..., None]) + tone[None, None, :] * printed.disc[..., None]
+        ink_mask[:face_h] = printed.ink
     ink_mask *= face
     img = img * (1 - ink_mask[..., None]) + ink[None, None, :] * ink_mask[..., None]
 
