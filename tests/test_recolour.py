@@ -121,3 +121,25 @@ def test_the_restyled_set_is_the_real_split_printed_in_a_held_out_edition(real_r
     recoloured_image = cv2.imread(str(recoloured_out / "real-recoloured" / "images" / "real_000000.jpg")).astype(int)
     # The bar that stood for a digit is printed again (a "1" in the edition's font), not only recoloured.
     assert np.abs(restyled_image[30:100, 50:100] - recoloured_image[30:100, 50:100]).max() > 60
+
+
+def test_the_small_restyled_set_shows_four_photos_at_half_size_in_one(real_root, tmp_path) -> None:
+    from training.evaluate_suite import load_testset
+    from training.testsets import RECOLOURED_SETS, write_test_sets
+
+    (small,) = [s for s in RECOLOURED_SETS if s.name == "real-restyled-small"]
+    assert small.restyled and small.mosaic == 2 and small.is_test
+    images, labels = real_root / "valid" / "images", real_root / "valid" / "labels"
+    for k in range(2, 6):  # five photos: one mosaic of four, the fifth left over
+        (images / f"table-{k}_jpeg.rf.aaa.jpg").write_bytes((images / "table-1_jpeg.rf.aaa.jpg").read_bytes())
+        (labels / f"table-{k}_jpeg.rf.aaa.txt").write_text((labels / "table-1_jpeg.rf.aaa.txt").read_text())
+    out = tmp_path / "sets"
+    assert write_test_sets(out, only=("real-restyled-small",), real_root=real_root) == {"real-restyled-small": 4}
+    (photo,) = load_testset(out / "real-restyled-small")
+    image = cv2.imread(str(photo.image_path))
+    assert image.shape[:2] == (120, 160) and photo.labels == (Tile(Colour.BLUE, 1).index,) * 4
+    cells = np.array([[0, 0], [80, 0], [0, 60], [80, 60]])  # row by row, each cell half the photo
+    expected = np.array([50, 30, 100, 100]) / 2 + np.tile(cells, 2)
+    np.testing.assert_allclose(photo.boxes, expected, atol=0.5)
+    meta = json.loads((out / "real-restyled-small" / "meta" / "real_000000.json").read_text())
+    assert len(meta["source"]) == 4 and set(meta["edition"]) <= HELD_OUT

@@ -14,8 +14,9 @@ checkpoint is chosen over another.
 recoloured to a held-out edition's inks and body (:mod:`datasets.synth.recolour`): real plastic,
 light and camera in another edition's colours. ``real-restyled`` goes further: the same photos
 with every tile's number printed again in a held-out edition (its font, marks, disc behind the
-digits) as well as in its colours (:mod:`datasets.synth.restyle`). Both are written only where the
-real data is.
+digits) as well as in its colours (:mod:`datasets.synth.restyle`); ``real-restyled-small`` shows
+them four to a photo at half size (tiles of 20-40 pixels, as a table shot from further away). All
+three are written only where the real data is.
 """
 
 from __future__ import annotations
@@ -133,11 +134,15 @@ class RecolouredSet:
     is_test: bool = True
     selects_models: bool = False
     restyled: bool = False
+    #: Photos side by side and one above the other in each written photo (``mosaic`` x ``mosaic``),
+    #: each shrunk to ``1 / mosaic``: the same tiles, as small as a table shot from further away.
+    mosaic: int = 1
 
 
 RECOLOURED_SETS: tuple[RecolouredSet, ...] = (
     RecolouredSet("real-recoloured", _HELD_OUT, 9008),
     RecolouredSet("real-restyled", _HELD_OUT, 9010, restyled=True),
+    RecolouredSet("real-restyled-small", _HELD_OUT, 9011, restyled=True, mosaic=2),
 )
 #: Every set by name, rendered or recoloured.
 ALL_SETS: tuple[TestSet | RecolouredSet, ...] = TEST_SETS + RECOLOURED_SETS
@@ -145,7 +150,8 @@ ALL_SETS: tuple[TestSet | RecolouredSet, ...] = TEST_SETS + RECOLOURED_SETS
 
 def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> int:
     """Write ``recoloured`` to ``out`` in the rendered sets' layout (``images/``, ``meta/*.json``:
-    the labelled tiles' boxes, read as tables, as the real split is); its tile count."""
+    the labelled tiles' boxes, read as tables, as the real split is); its tile count. With a
+    mosaic, the photos left over from the last whole mosaic are not used."""
     photos = load_real_split(real_root, "valid")
     rng = np.random.default_rng(recoloured.seed)
     if out.exists():
@@ -153,23 +159,48 @@ def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> i
     (out / "images").mkdir(parents=True)
     (out / "meta").mkdir()
     tiles = 0
-    for number, photo in enumerate(photos):
-        image = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise ValueError(f"unreadable image {photo.image_path}")
-        look = edition(str(rng.choice(recoloured.editions)))
-        labelled = [(t.tile, t.box) for t in photo.tiles]
+    per_photo = recoloured.mosaic ** 2
+    for number in range(len(photos) // per_photo):
+        parts, labelled, sources = [], [], []
+        for photo in photos[number * per_photo:(number + 1) * per_photo]:
+            image = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
+            if image is None:
+                raise ValueError(f"unreadable image {photo.image_path}")
+            look = edition(str(rng.choice(recoloured.editions)))
+            own = [(t.tile, t.box) for t in photo.tiles]
+            restyle = restyle_photo if recoloured.restyled else recolour_photo
+            parts.append((restyle(image, own, look, rng), own, look.name))
+            sources.append(photo.image_path.name)
+        image, labelled = _mosaic(parts, recoloured.mosaic)
         name = f"real_{number:06d}"
-        restyle = restyle_photo if recoloured.restyled else recolour_photo
-        cv2.imwrite(str(out / "images" / f"{name}.jpg"), restyle(image, labelled, look, rng), [cv2.IMWRITE_JPEG_QUALITY, 95])
+        cv2.imwrite(str(out / "images" / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         meta = {
-            "image": f"images/{name}.jpg", "source": photo.image_path.name, "width": image.shape[1],
-            "height": image.shape[0], "kind": "table", "edition": look.name, "distractors": [], "hidden": [],
+            "image": f"images/{name}.jpg", "source": sources[0] if per_photo == 1 else sources,
+            "width": image.shape[1], "height": image.shape[0], "kind": "table",
+            "edition": parts[0][2] if per_photo == 1 else [look for _, _, look in parts], "distractors": [], "hidden": [],
             "tiles": [{"name": t.name, "index": t.index, "box": [round(float(v), 2) for v in box]} for t, box in labelled],
         }
         (out / "meta" / f"{name}.json").write_text(json.dumps(meta, indent=1))
         tiles += len(labelled)
     return tiles
+
+
+def _mosaic(parts, n: int):
+    """``n`` x ``n`` photos (image, [(tile, box)], edition) in one of the first one's size, each
+    shrunk to fit its cell, row by row; the image and every tile with its box in it."""
+    if n == 1:
+        (image, labelled, _), = parts
+        return image, labelled
+    height, width = parts[0][0].shape[:2]
+    cell_h, cell_w = height // n, width // n
+    out = np.zeros((cell_h * n, cell_w * n, 3), np.uint8)
+    labelled = []
+    for k, (image, own, _) in enumerate(parts):
+        y0, x0 = (k // n) * cell_h, (k % n) * cell_w
+        out[y0:y0 + cell_h, x0:x0 + cell_w] = cv2.resize(image, (cell_w, cell_h), interpolation=cv2.INTER_AREA)
+        sx, sy = cell_w / image.shape[1], cell_h / image.shape[0]
+        labelled += [(tile, (x0 + box[0] * sx, y0 + box[1] * sy, x0 + box[2] * sx, y0 + box[3] * sy)) for tile, box in own]
+    return out, labelled
 
 
 def write_test_sets(
