@@ -11,18 +11,12 @@ import pytest
 from datasets.synth.editions import HELD_OUT, edition
 from datasets.synth.recolour import REAL_BODY, recolour_photo, recolour_tile
 from solver.tiles import JOKER, Colour, Tile
-
-WOOD = (40, 80, 130)
-BLUE = (185, 100, 20)
+from tests.real_stand_in import BLUE, scene as _scene, write_real_root
 
 
-def _scene() -> tuple[np.ndarray, tuple[int, int, int, int]]:
-    """Wood, a cream tile on it with a blue bar for a digit; the box reaches onto the wood."""
-    image = np.zeros((120, 160, 3), np.uint8)
-    image[:] = WOOD
-    cv2.rectangle(image, (50, 30), (100, 100), tuple(int(v) for v in REAL_BODY), -1)
-    cv2.rectangle(image, (70, 45), (80, 85), BLUE, -1)
-    return image, (40, 20, 110, 110)
+@pytest.fixture()
+def real_root(tmp_path):
+    return write_real_root(tmp_path / "real")
 
 
 def test_a_tile_takes_the_new_ink_and_body_and_the_table_keeps_its_colour() -> None:
@@ -64,21 +58,6 @@ def test_overlapping_boxes_recolour_the_plastic_once() -> None:
     plastic = (slice(35, 40), slice(55, 65))
     np.testing.assert_allclose(twice[plastic].astype(int), once[plastic].astype(int), atol=1)
     assert np.abs(once[plastic].astype(int) - image[plastic].astype(int)).max() > 10  # it was recoloured
-
-
-@pytest.fixture()
-def real_root(tmp_path):
-    """A one-photo stand-in for the real data's validation split."""
-    names = sorted([f"{c}_{n}" for c in ("black", "blue", "orange", "red") for n in range(1, 14)] + ["joker"])
-    (tmp_path / "data.yaml").write_text(json.dumps({"names": names}))
-    (tmp_path / "valid" / "images").mkdir(parents=True)
-    (tmp_path / "valid" / "labels").mkdir(parents=True)
-    image, (x1, y1, x2, y2) = _scene()
-    cv2.imwrite(str(tmp_path / "valid" / "images" / "table-1_jpeg.rf.aaa.jpg"), image)
-    poly = np.array([[50, 30], [100, 30], [100, 100], [50, 100]]) / np.array([160, 120])
-    line = f"{names.index('blue_1')} " + " ".join(f"{v:.4f}" for v in poly.ravel())
-    (tmp_path / "valid" / "labels" / "table-1_jpeg.rf.aaa.txt").write_text(line + "\n")
-    return tmp_path
 
 
 def test_the_recoloured_set_is_the_real_split_in_a_held_out_editions_colours(real_root, tmp_path) -> None:

@@ -33,7 +33,7 @@ import numpy as np
 
 from datasets.synth.editions import HELD_OUT_EDITIONS, SELECTION_ONLY, TRAINING_EDITIONS, edition
 from datasets.synth.recolour import recolour_photo
-from datasets.synth.restyle import restyle_photo
+from datasets.synth.restyle import mosaic, restyle_photo
 from datasets.synth.writer import SceneRecipe, write_dataset
 from training.real_data import DEFAULT_REAL, load_real_split
 
@@ -161,7 +161,7 @@ def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> i
     tiles = 0
     per_photo = recoloured.mosaic ** 2
     for number in range(len(photos) // per_photo):
-        parts, labelled, sources = [], [], []
+        parts, sources = [], []
         for photo in photos[number * per_photo:(number + 1) * per_photo]:
             image = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
             if image is None:
@@ -171,7 +171,7 @@ def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> i
             restyle = restyle_photo if recoloured.restyled else recolour_photo
             parts.append((restyle(image, own, look, rng), own, look.name))
             sources.append(photo.image_path.name)
-        image, labelled = _mosaic(parts, recoloured.mosaic)
+        image, labelled = mosaic([(image, own) for image, own, _ in parts], recoloured.mosaic)
         name = f"real_{number:06d}"
         cv2.imwrite(str(out / "images" / f"{name}.jpg"), image, [cv2.IMWRITE_JPEG_QUALITY, 95])
         meta = {
@@ -183,24 +183,6 @@ def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> i
         (out / "meta" / f"{name}.json").write_text(json.dumps(meta, indent=1))
         tiles += len(labelled)
     return tiles
-
-
-def _mosaic(parts, n: int):
-    """``n`` x ``n`` photos (image, [(tile, box)], edition) in one of the first one's size, each
-    shrunk to fit its cell, row by row; the image and every tile with its box in it."""
-    if n == 1:
-        (image, labelled, _), = parts
-        return image, labelled
-    height, width = parts[0][0].shape[:2]
-    cell_h, cell_w = height // n, width // n
-    out = np.zeros((cell_h * n, cell_w * n, 3), np.uint8)
-    labelled = []
-    for k, (image, own, _) in enumerate(parts):
-        y0, x0 = (k // n) * cell_h, (k % n) * cell_w
-        out[y0:y0 + cell_h, x0:x0 + cell_w] = cv2.resize(image, (cell_w, cell_h), interpolation=cv2.INTER_AREA)
-        sx, sy = cell_w / image.shape[1], cell_h / image.shape[0]
-        labelled += [(tile, (x0 + box[0] * sx, y0 + box[1] * sy, x0 + box[2] * sx, y0 + box[3] * sy)) for tile, box in own]
-    return out, labelled
 
 
 def write_test_sets(

@@ -10,7 +10,9 @@ Steps, all reproducible from the config file and its seeds:
 
 1. :func:`prepare_real` links the real photos into ``<work>/real/{train,valid}/images`` and writes
    one-class YOLO labels next to them (a polygon's extent is its box). Nothing is copied into git.
-2. The synthetic set is generated into ``<work>/synthetic`` if it is missing or short.
+2. The synthetic set is generated into ``<work>/synthetic`` if it is missing or short; with a
+   ``restyled`` section, the real training photos printed again in the training editions are
+   written into ``<work>/restyled`` (:mod:`training.restyled_real`).
 3. Ultralytics trains the model built from the config's ``model`` yaml on CPU (by default),
    validating every epoch on the real validation photos; ``last.pt``/``best.pt`` are kept in
    ``<work>/run/weights``. ``--export`` copies ``best.pt`` to the shipped location.
@@ -141,12 +143,22 @@ def build_data_yaml(config: dict[str, Any], work: Path) -> PreparedData:
         train_dirs.append(str(synth_dir / "images"))
         if not val_dirs:  # no real data: validate on the synthetic set (smoke runs)
             val_dirs.append(str(synth_dir / "images"))
+    restyled = config.get("restyled") or {}
+    n_restyled = 0
+    if restyled:
+        if real is None:
+            raise TrainingConfigError("`restyled` prints the real training photos again: set `real` too")
+        from training.restyled_real import write_restyled_training
+
+        restyled_dir = work / "restyled"
+        n_restyled = write_restyled_training(real, restyled_dir, int(restyled.get("seed", 0)), int(restyled.get("copies", 1)))
+        train_dirs.append(str(restyled_dir / "images"))
     if not train_dirs:
         raise TrainingConfigError("the config names no training data (set `real` or `synthetic.count`)")
     data_yaml = work / "data.yaml"
     work.mkdir(parents=True, exist_ok=True)
     data_yaml.write_text(yaml.safe_dump({"train": train_dirs, "val": val_dirs, "nc": 1, "names": ["tile"]}))
-    return PreparedData(data_yaml, counts["train"] + n_synth, counts["valid"])
+    return PreparedData(data_yaml, counts["train"] + n_synth + n_restyled, counts["valid"])
 
 
 def load_config(path: Path) -> dict[str, Any]:

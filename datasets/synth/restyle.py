@@ -28,7 +28,7 @@ from datasets.synth.recolour import TileInk, drifted_ink, measure_tile, nominal_
 from datasets.synth.tiles import number_ink
 from solver.tiles import Tile
 
-__all__ = ["print_angle", "restyle_tile", "restyle_photo"]
+__all__ = ["print_angle", "restyle_tile", "restyle_photo", "mosaic"]
 
 #: The share of an upright tile's height that is its face (the rest, its side, shows below).
 FACE_SHARE = 0.92
@@ -193,3 +193,26 @@ def restyle_photo(
         if not tile.is_joker:
             restyle_tile(out, box, tile, edition, drifted_ink(edition, tile, rng), nominal_body(edition), rng, recoloured)
     return out
+
+
+def mosaic(
+    parts: Sequence[tuple[np.ndarray, Sequence[tuple[Tile, Sequence[float]]]]], n: int,
+) -> tuple[np.ndarray, list[tuple[Tile, tuple[float, float, float, float]]]]:
+    """``n`` x ``n`` photos (image, [(tile, box)]) in one of the first one's size, each shrunk to
+    fit its cell, row by row: the tiles of a table as small as a photo from further away shows
+    them. The image, and every tile with its box in it."""
+    if len(parts) != n * n:
+        raise ValueError(f"a mosaic of {n} x {n} needs {n * n} photos, got {len(parts)}")
+    if n == 1:
+        image, own = parts[0]
+        return image, [(tile, tuple(float(v) for v in box)) for tile, box in own]
+    height, width = parts[0][0].shape[:2]
+    cell_h, cell_w = height // n, width // n
+    out = np.zeros((cell_h * n, cell_w * n, 3), np.uint8)
+    labelled = []
+    for k, (image, own) in enumerate(parts):
+        y0, x0 = (k // n) * cell_h, (k % n) * cell_w
+        out[y0:y0 + cell_h, x0:x0 + cell_w] = cv2.resize(image, (cell_w, cell_h), interpolation=cv2.INTER_AREA)
+        sx, sy = cell_w / image.shape[1], cell_h / image.shape[0]
+        labelled += [(tile, (x0 + box[0] * sx, y0 + box[1] * sy, x0 + box[2] * sx, y0 + box[3] * sy)) for tile, box in own]
+    return out, labelled
