@@ -31,14 +31,12 @@ TRAINING = tuple(e.name for e in TRAINING_EDITIONS)
 
 
 def _one_copy_each(photos):
-    """The first of Roboflow's augmented copies of each source photo (``<photo>.rf.<hash>.jpg``)."""
-    seen, kept = set(), []
-    for photo in photos:
-        source = photo.image_path.name.split(".rf.")[0]
-        if source not in seen:
-            seen.add(source)
-            kept.append(photo)
-    return kept
+    """The first of Roboflow's augmented copies of each source photo (as the detector's real data
+    chooses them, :func:`training.train_detector.select_copies`)."""
+    from training.train_detector import select_copies
+
+    keep = set(select_copies([photo.image_path.name for photo in photos], 1))
+    return [photo for photo in photos if photo.image_path.name in keep]
 
 
 def _write(out: Path, name: str, image: np.ndarray, boxes: Sequence[Sequence[float]]) -> None:
