@@ -51,7 +51,8 @@ class DecodingSettings:
     repair_ratio: float = 0.1
     #: Final confidence below this marks a tile for the user to confirm. Set by
     #: ``python -m training.calibrate`` on the seeded calibration photos of the training editions
-    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.81 with
+    #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read. 0.80 with the
+    #: stage-6 detector (session 16; 90.0 % of wrong tiles and 10.6 % of right ones). 0.81 with
     #: models/reader-more-photos3.pt (session 14; 90.2 % of wrong tiles and 12.0 % of right ones).
     #: 0.79 with models/reader-more-photos2.pt (session 13; 90.9 % of wrong tiles and 10.6 % of right ones).
     #: 0.73 with the stage-4 detector (session 12; 90.0 % of wrong tiles and 8.3 % of right ones). 0.74 with
@@ -65,7 +66,7 @@ class DecodingSettings:
     #: their number hidden counted too: 90.6 % / 16.0 %); 0.65 with the stage-2 detector (90.1 % /
     #: 16.0 %); before the chance of no tile counted, 0.70 (90.1 % / 17.7 %); 0.77 with
     #: models/reader-editions.pt.
-    uncertain_below: float = 0.81
+    uncertain_below: float = 0.80
     #: A tile read as a joker is shown as sure only from this confidence up (and never below
     #: ``uncertain_below``). A phantom joker is the costliest misread — 30 points on a score sheet,
     #: and a suggested move built on a tile that is not there — and it is how the reader misreads
@@ -73,7 +74,8 @@ class DecodingSettings:
     #: saw all lack a number, as a joker does. Set by ``python -m training.calibrate`` from the
     #: threshold above: a joker may be wrong at most 7/30 as often as a tile (a tile's number is
     #: worth 7 on average, a joker costs 30), and every wrong joker of the calibration photos is
-    #: flagged. 0.96 with models/reader-more-photos3.pt too (5 of 5 wrong jokers and 35.9 % of
+    #: flagged. 0.96 with the stage-6 detector too (4 of 4 wrong jokers and 35.9 % of right ones
+    #: flagged). 0.96 with models/reader-more-photos3.pt too (5 of 5 wrong jokers and 35.9 % of
     #: right ones flagged). 0.96 with models/reader-more-photos2.pt (4 of 4 wrong jokers and 35.9 % of right
     #: ones flagged there); 0.94 with reader-more-photos.pt (6 of 6, and 11 of 35 right ones; at
     #: 0.73, 6 and 3). A player's report of a phantom joker shown as sure at 0.80 is what it is for.
