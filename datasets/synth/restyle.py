@@ -5,9 +5,9 @@ on real plastic cost the reader almost nothing; what other players' sets differ 
 print: the digits' font and weight, the mark under 6 and 9, a light disc behind the number. Here
 each real tile keeps its plastic, its light, its shadow and its place in the photo; its printed
 number is painted out (inpainted from the plastic around it) and the edition's number is printed
-in its place, as :func:`datasets.synth.tiles.number_ink` prints it on a rendered tile, turned the
-way the old print was turned (the print sits in the upper part of an upright face), its top where
-the old print's top was, in the edition's ink under the photo's light, blurred and grained like
+in its place, as :func:`datasets.synth.tiles.number_ink` prints it on a rendered tile, turned like
+the tile (:func:`print_angle`: the slant of its sides, and the side the old print leans to for its
+top), its top where the old print's top was, in the edition's ink under the photo's light, blurred and grained like
 the photo. The plastic takes the edition's body colour as recolouring does. Jokers keep their
 faces (not one ink). Numbers and colours do not change, so the labels stay true.
 
