@@ -11,6 +11,7 @@ import pytest
 from datasets.synth.editions import HELD_OUT, edition
 from datasets.synth.recolour import REAL_BODY, recolour_photo, recolour_tile
 from solver.tiles import JOKER, Colour, Tile
+from tests.fonts import needs_edition_fonts
 from tests.real_stand_in import BLUE, scene as _scene, write_real_root
 
 
@@ -84,6 +85,7 @@ def test_without_the_real_data_the_recoloured_set_is_skipped(tmp_path, capsys) -
     assert "skipped" in capsys.readouterr().err
 
 
+@needs_edition_fonts
 def test_the_restyled_set_is_the_real_split_printed_in_a_held_out_edition(real_root, tmp_path) -> None:
     from training.evaluate_suite import load_testset
     from training.testsets import ALL_SETS, RECOLOURED_SETS, write_test_sets
@@ -102,6 +104,7 @@ def test_the_restyled_set_is_the_real_split_printed_in_a_held_out_edition(real_r
     assert np.abs(restyled_image[30:100, 50:100] - recoloured_image[30:100, 50:100]).max() > 60
 
 
+@needs_edition_fonts
 def test_the_small_restyled_set_shows_four_photos_at_half_size_in_one(real_root, tmp_path) -> None:
     from training.evaluate_suite import load_testset
     from training.testsets import RECOLOURED_SETS, write_test_sets

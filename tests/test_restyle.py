@@ -11,6 +11,9 @@ from datasets.synth.recolour import REAL_BODY, measure_tile
 from datasets.synth.restyle import print_angle, restyle_photo, restyle_tile
 from datasets.synth.tiles import render_tile
 from solver.tiles import JOKER, Colour, Tile
+from tests.fonts import needs_edition_fonts
+
+pytestmark = needs_edition_fonts
 
 WOOD = (40, 80, 130)
 TEAL = (160, 140, 0)

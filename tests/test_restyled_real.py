@@ -7,6 +7,7 @@ import pytest
 
 from datasets.synth.restyle import mosaic
 from solver.tiles import Colour, Tile
+from tests.fonts import needs_edition_fonts
 from tests.real_stand_in import SIZE, TILE_BOX, write_real_root
 
 
@@ -19,6 +20,7 @@ def _labels(path):
     return [tuple(float(v) for v in line.split()) for line in path.read_text().splitlines()]
 
 
+@needs_edition_fonts
 def test_each_source_photo_is_printed_copies_times_and_every_four_printings_make_a_mosaic(real_root, tmp_path):
     from training.restyled_real import write_restyled_training
 
@@ -47,6 +49,7 @@ def test_editions_never_trained_on_and_no_printing_are_refused(real_root, tmp_pa
         write_restyled_training(real_root, tmp_path / "r", seed=0, copies=0)
 
 
+@needs_edition_fonts
 def test_the_detector_config_adds_the_printed_photos_to_training(real_root, tmp_path):
     import yaml
 
