@@ -32,3 +32,11 @@ def private_database(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A private data folder for the app (``$RUMMIKUB_DATA_DIR``); the score database's path in it."""
     monkeypatch.setenv("RUMMIKUB_DATA_DIR", str(tmp_path))
     return tmp_path / "scores.sqlite3"
+
+
+@pytest.fixture
+def real_root(tmp_path: Path) -> Path:
+    """A stand-in for the real data (tests/real_stand_in.py)."""
+    from tests.real_stand_in import write_real_root
+
+    return write_real_root(tmp_path / "real")

@@ -12,12 +12,8 @@ from datasets.synth.editions import HELD_OUT, edition
 from datasets.synth.recolour import REAL_BODY, recolour_photo, recolour_tile
 from solver.tiles import JOKER, Colour, Tile
 from tests.fonts import needs_edition_fonts
-from tests.real_stand_in import BLUE, scene as _scene, write_real_root
+from tests.real_stand_in import BLUE, scene as _scene
 
-
-@pytest.fixture()
-def real_root(tmp_path):
-    return write_real_root(tmp_path / "real")
 
 
 def test_a_tile_takes_the_new_ink_and_body_and_the_table_keeps_its_colour() -> None:

@@ -8,12 +8,8 @@ import pytest
 from datasets.synth.restyle import mosaic
 from solver.tiles import Colour, Tile
 from tests.fonts import needs_edition_fonts
-from tests.real_stand_in import SIZE, TILE_BOX, write_real_root
+from tests.real_stand_in import SIZE, TILE_BOX
 
-
-@pytest.fixture()
-def real_root(tmp_path):
-    return write_real_root(tmp_path / "real")
 
 
 def _labels(path):

@@ -124,24 +124,26 @@ class SeenPhoto:
     shape: tuple[int, int]  # the photo's height and width
 
 
+def _stamp(path: str | Path) -> str | None:
+    """A file's size and modification time, or None where there is no such file."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    status = path.stat()
+    return f"{status.st_size}:{status.st_mtime_ns}"
+
+
 def _file_key(path: str | Path) -> str:
     """A weights file as the cache knows it: its path, size and modification time (a retrained
     file under the same name is another model)."""
-    path = Path(path)
-    if not path.is_file():
-        return str(path)
-    status = path.stat()
-    return f"{path}:{status.st_size}:{status.st_mtime_ns}"
+    stamp = _stamp(path)
+    return str(path) if stamp is None else f"{path}:{stamp}"
 
 
 def _photo_key(image_path: Path) -> str:
     """A photo as the cache knows it beside its name: its size and modification time (a test set
     written again is read again)."""
-    path = Path(image_path)
-    if not path.is_file():
-        return "-"
-    status = path.stat()
-    return f"{status.st_size}:{status.st_mtime_ns}"
+    return _stamp(image_path) or "-"
 
 
 def _cache_name(image_path: Path) -> str:

@@ -23,6 +23,7 @@ import numpy as np
 
 from datasets.synth.editions import NEVER_TRAINED, TRAINING_EDITIONS, edition
 from datasets.synth.restyle import mosaic, restyle_photo
+from datasets.synth.writer import yolo_line
 from training.real_data import load_real_split
 
 __all__ = ["write_restyled_training"]
@@ -47,7 +48,7 @@ def _write(out: Path, name: str, image: np.ndarray, boxes: Sequence[Sequence[flo
         x1, x2 = max(x1, 0.0), min(x2, float(width))
         y1, y2 = max(y1, 0.0), min(y2, float(height))
         if x2 > x1 and y2 > y1:
-            lines.append(f"0 {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}\n")
+            lines.append(yolo_line(0, (x1, y1, x2, y2), width, height) + "\n")
     (out / "labels" / f"{name}.txt").write_text("".join(lines))
 
 

@@ -160,6 +160,7 @@ def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> i
     (out / "meta").mkdir()
     tiles = 0
     per_photo = recoloured.mosaic ** 2
+    restyle = restyle_photo if recoloured.restyled else recolour_photo
     for number in range(len(photos) // per_photo):
         parts, sources = [], []
         for photo in photos[number * per_photo:(number + 1) * per_photo]:
@@ -168,7 +169,6 @@ def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> i
                 raise ValueError(f"unreadable image {photo.image_path}")
             look = edition(str(rng.choice(recoloured.editions)))
             own = [(t.tile, t.box) for t in photo.tiles]
-            restyle = restyle_photo if recoloured.restyled else recolour_photo
             parts.append((restyle(image, own, look, rng), own, look.name))
             sources.append(photo.image_path.name)
         image, labelled = mosaic([(image, own) for image, own, _ in parts], recoloured.mosaic)

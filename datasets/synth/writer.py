@@ -107,7 +107,8 @@ def scene_name(index: int) -> str:
     return f"synth_{index:06d}"
 
 
-def _yolo_line(cls: int, box: tuple[float, float, float, float], width: int, height: int) -> str:
+def yolo_line(cls: int, box: tuple[float, float, float, float], width: int, height: int) -> str:
+    """One YOLO label line: the class, then the box's centre and size as shares of the image's."""
     x1, y1, x2, y2 = box
     return f"{cls} {(x1 + x2) / 2 / width:.6f} {(y1 + y2) / 2 / height:.6f} {(x2 - x1) / width:.6f} {(y2 - y1) / height:.6f}"
 
@@ -119,9 +120,9 @@ def write_scene(scene: Scene, out: Path, name: str, jpeg_quality: int) -> None:
     if not ok:  # pragma: no cover - OpenCV always encodes a BGR uint8 array
         raise RuntimeError(f"could not encode {name} as JPEG")
     (out / "images" / f"{name}.jpg").write_bytes(encoded.tobytes())
-    boxes = [_yolo_line(0, t.box, width, height) for t in scene.tiles]
+    boxes = [yolo_line(0, t.box, width, height) for t in scene.tiles]
     (out / "labels" / f"{name}.txt").write_text("\n".join(boxes) + ("\n" if boxes else ""))
-    tiles = [_yolo_line(real_class_index(t.tile), t.box, width, height) for t in scene.tiles]
+    tiles = [yolo_line(real_class_index(t.tile), t.box, width, height) for t in scene.tiles]
     (out / "labels_tiles" / f"{name}.txt").write_text("\n".join(tiles) + ("\n" if tiles else ""))
     meta = {
         "image": f"images/{name}.jpg",
