@@ -194,6 +194,42 @@ def test_a_box_is_kept_as_a_tile_when_detector_and_reader_together_call_it_one()
         kept_as_tiles(confidences, tile_prob[:2])
 
 
+def test_a_photo_whose_every_tile_the_detector_doubts_keeps_the_tiles_the_reader_is_sure_of():
+    """A set the detector never saw: it finds every tile at 0.45-0.5, the reader is sure of each.
+    The photo's confidences are raised together, so the tiles are kept; a box the reader doubts
+    and one the detector doubted more than the photo's tiles stay out."""
+    from vision.pipeline import MIN_REFERENCE_TILES, TYPICAL_TILE_CONFIDENCE, kept_as_tiles, photo_relative_confidence
+
+    tiles = MIN_REFERENCE_TILES + 1
+    confidences = np.array([0.45, 0.5] * (tiles // 2) + [0.6, 0.3])
+    tile_prob = np.array([1.0] * tiles + [0.3, 0.9])
+    relative = photo_relative_confidence(confidences, tile_prob)
+    factor = TYPICAL_TILE_CONFIDENCE / np.median(confidences[:tiles])
+    assert factor > 1.0
+    np.testing.assert_allclose(relative, np.minimum(confidences * factor, 1.0))
+    # the tiles alone: dropped at the detector's own confidence, kept relative to the photo
+    assert not (confidences[:tiles] * tile_prob[:tiles] >= 0.5).all()
+    assert kept_as_tiles(confidences, tile_prob).tolist() == [True] * tiles + [False, False]
+
+
+def test_a_familiar_photo_and_a_photo_of_few_sure_tiles_keep_the_detectors_confidence():
+    from vision.pipeline import MIN_REFERENCE_TILES, REFERENCE_TILE_PROB, TYPICAL_TILE_CONFIDENCE, photo_relative_confidence
+
+    familiar = np.array([0.95, 0.9, 0.85, TYPICAL_TILE_CONFIDENCE, 0.9, 0.4])
+    sure = np.array([1.0] * 5 + [0.98])
+    np.testing.assert_array_equal(photo_relative_confidence(familiar, sure), familiar)  # never lowered
+    few = np.full(MIN_REFERENCE_TILES, 0.4)
+    few_sure = np.array([1.0] * (MIN_REFERENCE_TILES - 1) + [REFERENCE_TILE_PROB - 0.01])
+    np.testing.assert_array_equal(photo_relative_confidence(few, few_sure), few)
+    # a photo of very unsure tiles is raised, but no box above 1
+    low = np.array([0.1] * MIN_REFERENCE_TILES + [0.9])
+    raised = photo_relative_confidence(low, np.ones(len(low)))
+    assert raised.max() == 1.0 and raised[0] == pytest.approx(TYPICAL_TILE_CONFIDENCE)
+    assert photo_relative_confidence(np.zeros(0), np.zeros(0)).tolist() == []
+    with pytest.raises(ValueError, match="confidences"):
+        photo_relative_confidence(familiar, sure[:2])
+
+
 def test_see_tiles_drops_what_the_detector_and_the_reader_each_half_believe(monkeypatch):
     """A rack end the detector finds at 0.6 and the reader calls a tile at 0.7 is dropped; a
     tile both are sure of, and one the detector alone doubts a little, are kept."""
