@@ -138,6 +138,23 @@ def test_a_photo_without_tiles_reads_as_nothing():
     assert reading.tiles == () and reading.melds == () and reading.problems == ()
 
 
+@needs_models
+@pytest.mark.parametrize("kind", ["keys", "dice", "coin", "face-down"])
+def test_a_photo_full_of_one_kind_of_non_tile_shows_none_as_a_sure_tile(kind):
+    """Two dozen keyboard keys (or dice, coins, face-down tiles) and no tile: the gate's confidence
+    relative to the photo must not raise them into tiles; at most a doubtful box, flagged."""
+    from datasets.synth.backgrounds import background
+    from datasets.synth.distractors import paint_distractor
+
+    for seed in range(2):
+        rng = np.random.default_rng(500 + seed)
+        photo = background(rng, 2000, 1500, ("wood", "white")[seed]).copy()
+        for i in range(24):
+            paint_distractor(photo, rng, kind, (150 + 300 * (i % 6), 200 + 330 * (i // 6)), float(rng.uniform(90, 200)))
+        reading = read(photo)
+        assert len(reading.tiles) <= 3 and all(t.uncertain for t in reading.tiles), [t.tile.name for t in reading.tiles]
+
+
 # --- the command line: rummikub read, rummikub solve --table-photo/--rack-photo ------------------
 
 
