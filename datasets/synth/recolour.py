@@ -19,7 +19,7 @@ runs when a photo is read.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -152,14 +152,28 @@ def drifted_ink(edition: Edition, tile: Tile, rng: np.random.Generator) -> np.nd
     return np.clip(ink + rng.normal(0.0, 8.0 * edition.ink_drift, 3), 0, 255)
 
 
-def recolour_photo(
+#: Repaints one numbered tile in place: (photo, box, tile, ink, body, recoloured mask).
+TilePainter = Callable[[np.ndarray, Sequence[float], Tile, np.ndarray, np.ndarray, np.ndarray], None]
+
+
+def repaint_photo(
     image: np.ndarray, tiles: Sequence[tuple[Tile, Sequence[float]]], edition: Edition, rng: np.random.Generator,
+    paint: TilePainter,
 ) -> np.ndarray:
-    """A copy of ``image`` with every (tile, box) recoloured to ``edition``'s inks and body
-    (:func:`drifted_ink`, :func:`nominal_body`)."""
+    """A copy of ``image`` with ``paint`` applied to every numbered (tile, box), each in its ink of
+    ``edition`` (:func:`drifted_ink`, drawn tile by tile) on the edition's body (:func:`nominal_body`);
+    the mask of plastic already recoloured is shared, so overlapping boxes are recoloured once.
+    Jokers keep their faces."""
     out = image.copy()
     recoloured = np.zeros(image.shape[:2], np.float32)
     for tile, box in tiles:
         if not tile.is_joker:
-            recolour_tile(out, box, tile, drifted_ink(edition, tile, rng), nominal_body(edition), recoloured)
+            paint(out, box, tile, drifted_ink(edition, tile, rng), nominal_body(edition), recoloured)
     return out
+
+
+def recolour_photo(
+    image: np.ndarray, tiles: Sequence[tuple[Tile, Sequence[float]]], edition: Edition, rng: np.random.Generator,
+) -> np.ndarray:
+    """A copy of ``image`` with every (tile, box) recoloured to ``edition``'s inks and body."""
+    return repaint_photo(image, tiles, edition, rng, recolour_tile)

@@ -24,7 +24,7 @@ import cv2
 import numpy as np
 
 from datasets.synth.editions import Edition
-from datasets.synth.recolour import TileInk, drifted_ink, measure_tile, nominal_body, shift_plastic
+from datasets.synth.recolour import TileInk, measure_tile, repaint_photo, shift_plastic
 from datasets.synth.tiles import number_ink
 from solver.tiles import Tile
 
@@ -186,13 +186,11 @@ def restyle_photo(
     image: np.ndarray, tiles: Sequence[tuple[Tile, Sequence[float]]], edition: Edition, rng: np.random.Generator,
 ) -> np.ndarray:
     """A copy of ``image`` with every (tile, box) printed in ``edition`` (:func:`restyle_tile`),
-    in its inks (:func:`datasets.synth.recolour.drifted_ink`) on its body."""
-    out = image.copy()
-    recoloured = np.zeros(image.shape[:2], np.float32)
-    for tile, box in tiles:
-        if not tile.is_joker:
-            restyle_tile(out, box, tile, edition, drifted_ink(edition, tile, rng), nominal_body(edition), rng, recoloured)
-    return out
+    in its inks on its body (:func:`datasets.synth.recolour.repaint_photo`)."""
+    def paint(out, box, tile, ink, body, recoloured) -> None:
+        restyle_tile(out, box, tile, edition, ink, body, rng, recoloured)
+
+    return repaint_photo(image, tiles, edition, rng, paint)
 
 
 def mosaic(
