@@ -14,6 +14,7 @@ from vision.detector import (
     LARGE_TILE_PX,
     MIN_COARSE_INPUT,
     coarse_input,
+    fine_input,
     detect_tiles,
     tile_length_px,
     drop_duplicates_and_fragments,
@@ -161,6 +162,21 @@ def test_coarse_input_only_for_big_tiles_aimed_at_the_coarse_size():
         assert size % 32 == 0 and MIN_COARSE_INPUT <= size < 1024
 
 
+def test_fine_input_only_for_middling_small_tiles_aimed_at_the_fine_size():
+    from vision.detector import FINE_BELOW_PX, FINE_TILE_PX, MAX_FINE_INPUT
+
+    assert fine_input(FINE_BELOW_PX, 640, 32, 4000) is None  # long enough already
+    tile = FINE_BELOW_PX - 4
+    size = fine_input(tile, 640, 32, 4000)
+    assert size == int(round(640 * FINE_TILE_PX / tile / 32)) * 32 and size > 640
+    assert fine_input(3.0, 640, 32, 4000) == MAX_FINE_INPUT  # never finer than the cap
+    assert fine_input(tile, 640, 32, 700) == 672  # nor than the photo has pixels, in whole strides
+    assert fine_input(tile, 640, 32, 640) is None  # a photo no bigger than the first input
+    for long_side in (12.0, 17.5, 21.0, 23.9):
+        size = fine_input(long_side, 640, 32, 4032)
+        assert size % 32 == 0 and 640 < size <= MAX_FINE_INPUT
+
+
 # --- the shipped detector -----------------------------------------------------------------------
 
 
@@ -242,6 +258,25 @@ def test_a_close_up_is_seen_again_coarser_and_its_tiles_found(monkeypatch):
         recall, precision = _match(found, truth)
         assert recall >= 0.9 and precision >= 0.9, (seed, recall, precision)
         assert found.boxes[:, 2].max() <= 1600 and found.boxes[:, 3].max() <= 900  # in the photo's pixels
+
+
+@needs_weights
+def test_a_whole_table_of_smallish_tiles_is_seen_again_finer_and_its_tiles_found(monkeypatch):
+    """Tiles about 21 px long at 640 (a 12 MP photo of a whole table): not small enough for windows,
+    so the whole photo is seen again at a finer input, which replaces the first pass."""
+    from vision.detector import FINE_BELOW_PX, MAX_FINE_INPUT
+
+    sizes = _input_sizes_seen(monkeypatch)
+    scene = compose_scene(np.random.default_rng(2), 2400, 1800, "table", tile_px=80.0)
+    truth = np.array([t.box for t in scene.tiles if t.visible > 0.9], np.float32)
+    hidden = np.array([t.box for t in scene.tiles if t.visible <= 0.9], np.float32).reshape(-1, 4)
+    first = detector_module._predict(load_detector(), [scene.image], 640, 0.35)[0]
+    assert tile_length_px(first, 640 / 2400, 0.35) < FINE_BELOW_PX
+    sizes.clear()
+    found = _without_partly_hidden(detect_tiles(scene.image), hidden)
+    assert len(sizes) == 2 and sizes[0] == 640 and 640 < sizes[1] <= MAX_FINE_INPUT, sizes
+    recall, precision = _match(found, truth)
+    assert recall >= 0.95 and precision >= 0.9, (recall, precision)
 
 
 @needs_weights

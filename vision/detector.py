@@ -16,6 +16,10 @@ tile size, and the photo is then seen at the scale that suits its tiles, in eith
   ~:data:`TARGET_TILE_PX` pixels tall in each window's input. Boxes touching a window's inner
   edge are dropped (the window next door sees that tile whole; the overlap exceeds a tile), and
   the rest are merged with the global pass by NMS.
+- **middling small tiles** (long side under :data:`FINE_BELOW_PX` in the input, but not small
+  enough for windows; typical of a 12 MP photo of a whole table): the whole photo is seen again at
+  a finer input, so its tiles are ~:data:`FINE_TILE_PX` long, and that pass replaces the first. At
+  18-24 px the detector found such tiles at 0.4-0.6 and the gate dropped them; at ~36 px it is sure.
 - **big tiles** (a close-up of a rack: the tiles' longer side at least :data:`LARGE_TILE_PX` in
   the input): the photo is seen again at a coarser input, so its tiles are ~:data:`COARSE_TILE_PX`
   long as in most of the training scenes, and that pass replaces the first. Chosen on the
@@ -38,7 +42,7 @@ from vision.detections import Detections
 from vision.model_files import ModelFile, open_model
 
 __all__ = [
-    "coarse_input", "detect_tiles", "drop_duplicates_and_fragments", "first_look", "load_detector", "METHOD",
+    "coarse_input", "detect_tiles", "drop_duplicates_and_fragments", "fine_input", "first_look", "load_detector", "METHOD",
     "TARGET_TILE_PX", "tile_length_px", "windows",
 ]
 
@@ -52,8 +56,16 @@ LARGE_TILE_PX = 80.0
 COARSE_TILE_PX = 40.0
 #: The smallest input the coarser pass uses (below it the board's context is lost).
 MIN_COARSE_INPUT = 320
+#: A tile's longer side (pixels in the network input) below which, when the tiles are not small
+#: enough for the tiled pass, the whole photo is seen again at a finer input. Chosen with
+#: :data:`FINE_TILE_PX` on the selection sets (``models/detector.md``, session 17).
+FINE_BELOW_PX = 24.0
+#: A tile's longer side the finer pass aims for.
+FINE_TILE_PX = 36.0
+#: The largest input the finer pass uses (4x the pixels of the first pass).
+MAX_FINE_INPUT = 1280
 #: Changes with the way boxes are found, so that saved detections of an older method are not reused.
-METHOD = "scale-both-ways-2"
+METHOD = "scale-both-ways-3"
 _SURE_CONF = 0.25
 _NMS_IOU = 0.6
 _MAX_DET = 500
@@ -167,6 +179,19 @@ def coarse_input(tile_long_px: float, imgsz: int, stride: int) -> int | None:
     return size if size < imgsz else None
 
 
+def fine_input(tile_long_px: float, imgsz: int, stride: int, longer_side: int) -> int | None:
+    """The finer input size for tiles ``tile_long_px`` long at ``imgsz`` in a photo whose longer
+    side is ``longer_side``, or None when they are long enough (or the photo has no more pixels).
+
+    Aims at :data:`FINE_TILE_PX`, in whole strides, never over :data:`MAX_FINE_INPUT` nor the photo.
+    """
+    if tile_long_px >= FINE_BELOW_PX:
+        return None
+    size = int(round(imgsz * FINE_TILE_PX / tile_long_px / stride)) * stride
+    size = min(size, MAX_FINE_INPUT, longer_side // stride * stride)
+    return size if size > imgsz else None
+
+
 def first_look(image: np.ndarray, weights: str | Path | None = None, imgsz: int = 640, conf: float = 0.35) -> float | None:
     """The tile length :func:`detect_tiles` judges the photo's scale by (see :func:`tile_length_px`)."""
     found = _predict(load_detector(weights), [image], imgsz, conf)[0]
@@ -202,6 +227,10 @@ def detect_tiles(
             return drop_duplicates_and_fragments(_predict(model, [image], coarse, conf)[0])
     median_h = float(np.median(np.minimum(sure.heights, sure.widths) * 1.4)) if len(sure) else 0.0
     small = len(sure) == 0 or median_h * scale < SMALL_TILE_PX
+    if tiling == "auto" and not small and length is not None:
+        fine = fine_input(length, imgsz, model.stride, max(height, width))
+        if fine is not None:
+            return drop_duplicates_and_fragments(_predict(model, [image], fine, conf)[0])
     if scale >= 1.0 or (tiling == "auto" and not small):
         return drop_duplicates_and_fragments(found)
     tile_px = median_h if len(sure) else max(height, width) / 25.0
