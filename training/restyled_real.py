@@ -15,7 +15,7 @@ in the YOLO layout (``images/``, ``labels/``, class 0), as the detector's config
 from __future__ import annotations
 
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import cv2
@@ -24,9 +24,13 @@ import numpy as np
 from datasets.synth.editions import NEVER_TRAINED, TRAINING_EDITIONS, edition
 from datasets.synth.restyle import mosaic, restyle_photo
 from datasets.synth.writer import yolo_line
-from training.real_data import load_real_split
+from solver.tiles import Tile
+from training.real_data import LabelledPhoto, load_real_split
 
-__all__ = ["write_restyled_training"]
+__all__ = ["printed_photo", "write_restyled_training"]
+
+#: Repaints a photo's (tile, box) pairs in an edition: restyle_photo or recolour_photo.
+Repaint = Callable[..., np.ndarray]
 
 TRAINING = tuple(e.name for e in TRAINING_EDITIONS)
 
@@ -38,6 +42,19 @@ def _one_copy_each(photos):
 
     keep = set(select_copies([photo.image_path.name for photo in photos], 1))
     return [photo for photo in photos if photo.image_path.name in keep]
+
+
+def printed_photo(
+    photo: LabelledPhoto, editions: Sequence[str], rng: np.random.Generator, repaint: Repaint = restyle_photo,
+) -> tuple[np.ndarray, list[tuple[Tile, tuple[float, float, float, float]]], str]:
+    """One real photo repainted (``repaint``) in an edition drawn from ``editions`` with ``rng``:
+    the image, its (tile, box) pairs and the edition's name."""
+    image = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"unreadable image {photo.image_path}")
+    look = edition(str(rng.choice(list(editions))))
+    own = [(t.tile, t.box) for t in photo.tiles]
+    return repaint(image, own, look, rng), own, look.name
 
 
 def _write(out: Path, name: str, image: np.ndarray, boxes: Sequence[Sequence[float]]) -> None:
@@ -72,12 +89,7 @@ def write_restyled_training(
     printed = []
     for copy in range(copies):
         for number, photo in enumerate(photos):
-            image = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
-            if image is None:
-                raise ValueError(f"unreadable image {photo.image_path}")
-            own = [(t.tile, t.box) for t in photo.tiles]
-            look = edition(str(rng.choice(list(editions))))
-            image = restyle_photo(image, own, look, rng)
+            image, own, _ = printed_photo(photo, editions, rng)
             _write(out, f"restyled_{copy}_{number:04d}", image, [box for _, box in own])
             printed.append((image, own))
     order = rng.permutation(len(printed))

@@ -31,11 +31,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from datasets.synth.editions import HELD_OUT_EDITIONS, SELECTION_ONLY, TRAINING_EDITIONS, edition
+from datasets.synth.editions import HELD_OUT_EDITIONS, SELECTION_ONLY, TRAINING_EDITIONS
 from datasets.synth.recolour import recolour_photo
 from datasets.synth.restyle import mosaic, restyle_photo
 from datasets.synth.writer import SceneRecipe, write_dataset
 from training.real_data import DEFAULT_REAL, load_real_split
+from training.restyled_real import printed_photo
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO_ROOT / "data" / "testsets"
@@ -164,12 +165,7 @@ def write_recoloured(out: Path, recoloured: RecolouredSet, real_root: Path) -> i
     for number in range(len(photos) // per_photo):
         parts, sources = [], []
         for photo in photos[number * per_photo:(number + 1) * per_photo]:
-            image = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
-            if image is None:
-                raise ValueError(f"unreadable image {photo.image_path}")
-            look = edition(str(rng.choice(recoloured.editions)))
-            own = [(t.tile, t.box) for t in photo.tiles]
-            parts.append((restyle(image, own, look, rng), own, look.name))
+            parts.append(printed_photo(photo, recoloured.editions, rng, restyle))
             sources.append(photo.image_path.name)
         image, labelled = mosaic([(image, own) for image, own, _ in parts], recoloured.mosaic)
         name = f"real_{number:06d}"
