@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from solver.tiles import parse_tile
+from vision.detections import Detections
 from vision.images import ImageError
 from vision.pipeline import annotate, read, tile_colour
 from vision.reading import Reading, ReadingKind, ReadTile
@@ -327,3 +329,18 @@ def test_a_profile_keeps_the_dropped_box_it_vouches_for_and_only_with_it(monkeyp
     assert len(mine.samples) == 2  # the kept box can teach the profile too
     stranger = [TileSample(parse_tile(t), crops, np.eye(8)[k] * 5.0) for t, k in (("b1", 5), ("b2", 6))]
     assert len(read(photo, "rack", profile=TileProfile.from_samples("other", stranger)).tiles) == 1
+
+
+def test_a_profile_never_vouches_for_a_box_of_no_tiles_shape(monkeypatch):
+    """The dropped box recognised as the player's red 6, but a sliver (5 times as tall as wide):
+    its square crop shows the tile beside it, so it stays out."""
+    import vision.pipeline as pipeline
+    from vision.profiles import TileProfile, TileSample
+
+    seen, embeddings = seen_with_a_dropped_box()
+    sliver = replace(seen, dropped=Detections(np.array([[142, 100, 152, 150]], np.float32), seen.dropped.confidences))
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: sliver)
+    crops = np.zeros((2, 16, 16, 3), np.uint8)
+    samples = [TileSample(parse_tile(t), crops, e) for t, e in zip(("r5", "r6"), embeddings)]
+    mine = read(np.full((300, 300, 3), 128, np.uint8), "rack", profile=TileProfile.from_samples("mine", samples))
+    assert [t.tile.short for t in mine.tiles] == ["r5"] and len(mine.doubtful_boxes) == 1

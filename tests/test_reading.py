@@ -180,18 +180,40 @@ def test_read_counts_the_chance_that_a_box_is_no_tile(monkeypatch):
     assert not by_name["red-7"].uncertain and not by_name["red-8"].uncertain
 
 
+def _tile_boxes(n: int, width: float = 40.0, height: float = 56.0) -> np.ndarray:
+    """``n`` tile-shaped boxes side by side."""
+    return np.array([[i * 50.0, 0.0, i * 50.0 + width, height] for i in range(n)], np.float32).reshape(-1, 4)
+
+
 def test_a_box_is_kept_as_a_tile_when_detector_and_reader_together_call_it_one():
     from vision.pipeline import MIN_TILE_PROB, kept_as_tiles
 
     confidences = np.array([0.9, 0.9, 0.6, 0.45, 1.0])
     tile_prob = np.array([0.95, 0.5, 0.8, 1.0, MIN_TILE_PROB])
+    found = Detections(_tile_boxes(5), confidences)
     # 0.855 kept; 0.45 (the reader doubts) dropped; 0.48 (both half sure) dropped; 0.45 (the detector
     # doubts) dropped; exactly the threshold kept
-    assert kept_as_tiles(confidences, tile_prob).tolist() == [True, False, False, False, True]
-    assert kept_as_tiles(confidences, tile_prob, min_prob=0.0).tolist() == [True] * 5
-    assert kept_as_tiles(np.zeros(0), np.zeros(0)).tolist() == []
+    assert kept_as_tiles(found, tile_prob).tolist() == [True, False, False, False, True]
+    assert kept_as_tiles(found, tile_prob, min_prob=0.0).tolist() == [True] * 5
+    assert kept_as_tiles(Detections.empty(), np.zeros(0)).tolist() == []
     with pytest.raises(ValueError, match="confidences"):
-        kept_as_tiles(confidences, tile_prob[:2])
+        kept_as_tiles(found, tile_prob[:2])
+
+
+def test_a_box_of_no_tiles_shape_is_never_kept_however_sure_the_models_are():
+    """A sliver at the frame's edge, or a rack's ledge: more than three times as long as wide."""
+    from vision.pipeline import MAX_TILE_ASPECT, kept_as_tiles, tile_shaped
+
+    boxes = np.array([
+        [0, 0, 40, 56],  # upright tile
+        [0, 0, 56, 40],  # lying on its side
+        [0, 0, 20, 20 * MAX_TILE_ASPECT],  # as long as a tile may be
+        [0, 130, 115, 613],  # a sliver of the frame's edge, 4.2 times as tall as wide
+        [10, 10, 310, 60],  # a ledge, 6 times as wide as tall
+    ], np.float32)
+    assert tile_shaped(boxes).tolist() == [True, True, True, False, False]
+    assert kept_as_tiles(Detections(boxes, np.ones(5)), np.ones(5)).tolist() == [True, True, True, False, False]
+    assert tile_shaped(np.zeros((0, 4))).tolist() == []
 
 
 def test_a_photo_whose_every_tile_the_detector_doubts_keeps_the_tiles_the_reader_is_sure_of():
@@ -209,7 +231,7 @@ def test_a_photo_whose_every_tile_the_detector_doubts_keeps_the_tiles_the_reader
     np.testing.assert_allclose(relative, np.minimum(confidences * factor, 1.0))
     # the tiles alone: dropped at the detector's own confidence, kept relative to the photo
     assert not (confidences[:tiles] * tile_prob[:tiles] >= 0.5).all()
-    assert kept_as_tiles(confidences, tile_prob).tolist() == [True] * tiles + [False, False]
+    assert kept_as_tiles(Detections(_tile_boxes(len(confidences)), confidences), tile_prob).tolist() == [True] * tiles + [False, False]
 
 
 def test_a_familiar_photo_and_a_photo_of_few_sure_tiles_keep_the_detectors_confidence():

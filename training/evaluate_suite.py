@@ -229,7 +229,7 @@ def decide_photo(
     """Drop the boxes more likely not tiles, group the rest as the layout does, decode."""
     from vision.meld_grouping import group_into_melds
 
-    keep = kept_as_tiles(seen.found.confidences, 1.0 - seen.not_tile, min_tile_prob)
+    keep = kept_as_tiles(seen.found, 1.0 - seen.not_tile, min_tile_prob)
     kept: Detections = seen.found[np.flatnonzero(keep)]
     probs = seen.probs[keep]
     groups = group_into_melds(kept, kind)

@@ -46,6 +46,13 @@ TYPICAL_TILE_CONFIDENCE = 0.8
 REFERENCE_TILE_PROB = 0.97
 #: ... and only where there are this many of them (fewer say little about the photo).
 MIN_REFERENCE_TILES = 5
+#: A box more than this many times as long as it is wide is no tile to read, whatever the models
+#: say: a tile's face is about 1.4 times as tall as wide, and one cut by the frame or seen so
+#: slanted that it is a third as wide as long shows no number. The longest readable tile of every
+#: labelled set is 2.4 times as long as wide (real photos 1.8); what the detector finds beyond 3
+#: is a sliver at the frame's edge whose square crop shows the next tile (read as that tile, sure)
+#: or a rack's ledge (``models/detector.md``, session 18).
+MAX_TILE_ASPECT = 3.0
 
 
 def _as_image(image: ImageSource) -> np.ndarray:
@@ -152,8 +159,10 @@ class SeenTiles:
         )
 
     def vouched_by(self, profile: TileProfile) -> "SeenTiles":
-        """These tiles with the dropped boxes ``profile`` vouches for kept (:meth:`TileProfile.vouches_for`)."""
-        return self.keeping(profile.vouches_for(self.dropped_reading.tile_prob, self.dropped_reading.embeddings))
+        """These tiles with the dropped boxes ``profile`` vouches for kept (:meth:`TileProfile.vouches_for`);
+        a box of no tile's shape (:func:`tile_shaped`) stays out."""
+        vouched = profile.vouches_for(self.dropped_reading.tile_prob, self.dropped_reading.embeddings)
+        return self.keeping(vouched & tile_shaped(self.dropped.boxes))
 
 
 def photo_relative_confidence(confidences: np.ndarray, tile_prob: np.ndarray) -> np.ndarray:
@@ -174,11 +183,19 @@ def photo_relative_confidence(confidences: np.ndarray, tile_prob: np.ndarray) ->
     return np.minimum(confidences * (TYPICAL_TILE_CONFIDENCE / level), 1.0)
 
 
-def kept_as_tiles(confidences: np.ndarray, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB) -> np.ndarray:
-    """Mask of one photo's detections kept as tiles: the detector's confidence, relative to the
-    photo (:func:`photo_relative_confidence`), x the reader's P(tile) >= ``min_prob``."""
-    relative = photo_relative_confidence(confidences, tile_prob)
-    return relative * np.asarray(tile_prob, np.float64) >= min_prob
+def tile_shaped(boxes: np.ndarray) -> np.ndarray:
+    """Mask of the boxes no longer than :data:`MAX_TILE_ASPECT` times their width."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    sides = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
+    return sides.max(axis=1) <= MAX_TILE_ASPECT * sides.min(axis=1)
+
+
+def kept_as_tiles(found: Detections, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB) -> np.ndarray:
+    """Mask of one photo's detections kept as tiles: tile-shaped (:func:`tile_shaped`), and the
+    detector's confidence, relative to the photo (:func:`photo_relative_confidence`), x the
+    reader's P(tile) >= ``min_prob``."""
+    relative = photo_relative_confidence(found.confidences, tile_prob)
+    return (relative * np.asarray(tile_prob, np.float64) >= min_prob) & tile_shaped(found.boxes)
 
 
 def see_tiles(
@@ -192,7 +209,7 @@ def see_tiles(
     found = detect_tiles(photo, weights=detector_weights)
     views = crop_views(photo, found.boxes, reader.imgsz)
     seen = read_views(views, reader)
-    keep = kept_as_tiles(found.confidences, seen.tile_prob)
+    keep = kept_as_tiles(found, seen.tile_prob)
     return SeenTiles(
         found[keep], views[:, keep], _reading_of(seen, keep), found[~keep], _reading_of(seen, ~keep), views[:, ~keep]
     )
