@@ -281,3 +281,21 @@ def test_a_recipe_can_draw_phone_sized_photos_with_tiles_a_share_of_the_frame():
     rng = np.random.default_rng(4)
     rng.choice(1, p=[1.0]), rng.integers(0, 1)
     assert np.array_equal(plain.image, compose_scene(rng, None, None, "table", (edition("assorted"),), 0).image)
+
+
+@needs_edition_fonts
+def test_the_reader_recipe_can_choose_tiles_as_the_test_sets_do_by_their_number():
+    """A table where other tiles cover parts of four tiles but not their numbers: chosen by the
+    number's share in view (as the test sets read them) those four are crops of their class;
+    chosen by the whole tile's share, they are not."""
+    from training.generalised_reader import mixed_scene, scene_sample
+
+    seed = (1, 9)
+    scene, _ = mixed_scene(seed, TRAINING_EDITIONS)
+    by_number = [t for t in scene.tiles if t.number_visible >= 0.7]
+    by_tile = [t for t in scene.tiles if t.visible >= 0.7]
+    assert len(by_number) > len(by_tile)  # the scene holds tiles the two rules tell apart
+    _, counts = scene_sample(seed, TRAINING_EDITIONS, 32, 0.3, 0.0, detector=False, min_number_visible=0.7)
+    assert counts["tiles"] == len(by_number)
+    _, counts = scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False)
+    assert counts["tiles"] == len(by_tile)

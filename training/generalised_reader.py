@@ -102,15 +102,20 @@ def mixed_scene(seed: Sequence[int], editions: Sequence[Edition]):
 
 def scene_sample(
     seed: Sequence[int], editions: Sequence[Edition], size: int, min_visible: float, box_jitter: float,
-    detector: bool = True,
+    detector: bool = True, min_number_visible: float = 0.0,
 ) -> tuple[list[tuple[str, np.ndarray]], dict]:
     """(class name, crop) pairs of one synthetic photo: its tiles, distractors, empty patches and
-    the detector's false positives; plus counts by source."""
+    the detector's false positives; plus counts by source.
+
+    A tile is a crop of its class when at least ``min_visible`` of it and ``min_number_visible`` of
+    its number's area are in view. The test sets read a tile whose number shows, however much of
+    the tile the frame or another tile cuts off (:data:`training.evaluate_suite.MIN_NUMBER_VISIBLE`),
+    so a recipe may choose tiles the same way."""
     scene, rng = mixed_scene(seed, editions)
     out: list[tuple[str, np.ndarray]] = []
     counts = {"tiles": 0, "distractors": 0, "empty": 0, "false_positives": 0}
     for placed in scene.tiles:
-        if placed.visible >= min_visible:
+        if placed.visible >= min_visible and placed.number_visible >= min_number_visible:
             box = _jitter(placed.box, box_jitter, rng)
             if box[2] - box[0] >= 4 and box[3] - box[1] >= 4:
                 out.append((placed.tile.name, crop_tile(scene.image, box, size)))
@@ -142,18 +147,18 @@ def _false_positives(image: np.ndarray, truth: np.ndarray) -> list[tuple[float, 
 
 
 def _scene_job(args: tuple) -> tuple[list[tuple[str, np.ndarray]], dict]:
-    seed, names, size, min_visible, box_jitter = args
+    seed, names, size, min_visible, box_jitter, min_number_visible = args
     from datasets.synth.editions import edition
 
-    return scene_sample(seed, [edition(n) for n in names], size, min_visible, box_jitter)
+    return scene_sample(seed, [edition(n) for n in names], size, min_visible, box_jitter, min_number_visible=min_number_visible)
 
 
 def scene_crops(
     seeds: Sequence[Sequence[int]], editions: Sequence[Edition], size: int, min_visible: float, box_jitter: float,
-    workers: int,
+    workers: int, min_number_visible: float = 0.0,
 ) -> Iterator[tuple[list[tuple[str, np.ndarray]], dict]]:
     names = tuple(e.name for e in editions)
-    jobs = [(tuple(s), names, size, min_visible, box_jitter) for s in seeds]
+    jobs = [(tuple(s), names, size, min_visible, box_jitter, min_number_visible) for s in seeds]
     if workers <= 1:
         yield from map(_scene_job, jobs)
         return
@@ -274,7 +279,8 @@ def build(config: dict, workers: int = 2, progress: bool = True) -> dict:
                                     ("val", int(spec["val_scene_seed"]), int(spec["val_scenes"]))):
         seeds = [(seed_base, i) for i in range(count)]
         for done, (pairs, by_source) in enumerate(
-            scene_crops(seeds, TRAINING_EDITIONS, size, float(spec["min_visible"]), float(data["box_jitter"]), workers), 1
+            scene_crops(seeds, TRAINING_EDITIONS, size, float(spec["min_visible"]), float(data["box_jitter"]), workers,
+                        float(spec.get("min_number_visible", 0.0))), 1
         ):
             for name, crop in pairs:
                 write(split, name, crop, f"scene_{split}")
