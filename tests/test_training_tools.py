@@ -139,30 +139,57 @@ def test_a_jokers_threshold_flags_every_wrong_joker_read_when_the_cost_alone_doe
     assert choose_joker_threshold(no_wrong_joker, 0.73) == 0.94
 
 
-def test_the_threshold_is_chosen_on_both_calibration_sets_pooled(monkeypatch, capsys, tmp_path):
-    """By default every set tuned on (small photos and 12 MP ones) is read and its tiles pooled;
-    a test set named on purpose is read too, with a warning."""
+def test_the_threshold_is_chosen_on_both_calibration_sets_pooled_and_on_the_unseen_edition(monkeypatch, capsys, tmp_path):
+    """By default every set tuned on (small photos and 12 MP ones) is read and its tiles pooled, and
+    the unseen edition's set apart: the threshold must flag enough wrong tiles in each. A test set
+    named on purpose is read too, with a warning."""
     from training import calibrate
 
     assert calibrate.CALIBRATION_SETS == ("calibration", "calibration-phone")
-    loaded, seen = [], {}
+    assert calibrate.UNSEEN_SETS == ("selection-unseen",)
+    loaded, seen = [], []
 
     def fake_outcomes(photos, detector, reader, cache):
-        seen["photos"] = list(photos)
+        seen.append(list(photos))
+        if photos == ["selection-unseen"]:  # the unseen edition: a wrong tile read at 0.83
+            return TileOutcomes(np.array([True, False, True]), np.array([0.99, 0.83, 0.9]), np.zeros(3), np.array([1, 2, 3]))
         return TileOutcomes(np.array([True, False, False]), np.array([0.95, 0.6, 0.72]), np.zeros(3), np.array([52, 3, 52]))
 
     monkeypatch.setattr(calibrate, "load_testset", lambda folder: loaded.append(folder.name) or [folder.name])
     monkeypatch.setattr(calibrate, "tile_outcomes", fake_outcomes)
     monkeypatch.setattr(calibrate, "load_any_reader", lambda path: None)
-    assert calibrate.main(["--testsets", str(tmp_path)]) == 0
-    assert loaded == ["calibration", "calibration-phone"] and seen["photos"] == loaded
+    assert calibrate.main(["--testsets", str(tmp_path), "--unseen"]) == 0  # the calibration sets alone
+    assert loaded == ["calibration", "calibration-phone"] and seen == [loaded]
     out = capsys.readouterr().out
     assert "chosen uncertain_below 0.73" in out  # the lowest flagging both wrong tiles
     assert "2 tiles read as jokers, 1 wrong" in out and "chosen joker_uncertain_below 0.94" in out
+    loaded.clear(), seen.clear()
+    assert calibrate.main(["--testsets", str(tmp_path)]) == 0
+    assert seen == [["calibration", "calibration-phone"], ["selection-unseen"]]
+    out = capsys.readouterr().out
+    assert "selection-unseen: 3 tiles, 1 wrong; alone 0.84" in out and "chosen uncertain_below 0.84" in out
     calibrate.main(["--testsets", str(tmp_path), "--set", "held-out-phone"])
     assert "'held-out-phone', a test set" in capsys.readouterr().err
     calibrate.main(["--testsets", str(tmp_path), "--set", "selection"])
     assert "'selection', a selection set" in capsys.readouterr().err
+    calibrate.main(["--testsets", str(tmp_path), "--unseen", "held-out-editions"])
+    assert "'held-out-editions' is not a selection set" in capsys.readouterr().err
+
+
+def test_the_threshold_serves_each_group_of_photos():
+    from training.calibrate import choose_threshold_each, joined
+
+    familiar = TileOutcomes(np.array([True, False]), np.array([0.99, 0.6]), np.zeros(2), np.array([1, 2]))
+    unseen = TileOutcomes(np.array([True, False, True]), np.array([0.95, 0.8, 0.9]), np.zeros(3), np.array([1, 2, 3]))
+    clean = TileOutcomes(np.array([True]), np.array([0.4]), np.zeros(1), np.array([1]))
+    grid = (0.5, 0.65, 0.85, 0.95)
+    assert choose_threshold_each([familiar], 0.9, grid) == 0.65
+    assert choose_threshold_each([familiar, unseen], 0.9, grid) == 0.85  # the unseen set asks more
+    assert choose_threshold_each([familiar, clean], 0.9, grid) == 0.65  # no wrong tile: asks nothing
+    with pytest.raises(ValueError, match="no tiles"):
+        choose_threshold_each([], 0.9, grid)
+    both = joined([familiar, unseen])
+    assert both.right.tolist() == [True, False, True, False, True] and both.labels.tolist() == [1, 2, 1, 2, 3]
 
 
 def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):

@@ -1,6 +1,6 @@
 """Set decoding's uncertainty threshold by measurement on the calibration sets (never a test set)::
 
-    python -m training.calibrate [--set calibration calibration-phone] [--reader W] [--detector W] [--target-wrong 0.9] [--cache DIR]
+    python -m training.calibrate [--set calibration calibration-phone] [--unseen selection-unseen] [--reader W] [--detector W] [--target-wrong 0.9] [--cache DIR]
 
 The calibration sets show the training editions at fresh seeds, as small photos (``calibration``)
 and as a phone takes them (``calibration-phone``, 12 MP); their tiles are pooled, so the threshold
@@ -8,7 +8,11 @@ serves both. Every photo is read end to end once; each tile read is right or wro
 labelled tile is wrong) and has its decoded confidence. A tile is flagged uncertain when its
 confidence is below the threshold, so one pass gives the flag rates of every threshold. The
 threshold chosen is the lowest that flags at least ``target-wrong`` of the wrong tiles: flagging
-more would only bother the player with right tiles. Tiles read as jokers get a threshold of their
+more would only bother the player with right tiles. The training editions understate how often the
+reader is wrong while sure on a set it never saw, which is what every player's set is to it; so the
+threshold must also flag ``target-wrong`` of the wrong tiles on an edition no model was trained on
+(``--unseen``: ``selection-unseen``, the selection-only edition), and the higher of the two is
+chosen (:func:`choose_threshold_each`; declared in session 17, first used in session 18). Tiles read as jokers get a threshold of their
 own (``joker_uncertain_below``): a phantom joker costs 30 points on the score sheet where a tile's
 number costs 7 on average, and builds moves on a tile that is not there, while a right joker
 flagged costs one tap. So a joker may be wrong at most 7/30 as often as the general threshold lets
@@ -38,12 +42,15 @@ from training.tile_reading import load_any_reader
 from vision.detections import Detections
 
 __all__ = [
-    "TileOutcomes", "tile_outcomes", "flag_rates", "choose_threshold", "choose_joker_threshold", "cost_scaled_threshold",
+    "TileOutcomes", "tile_outcomes", "flag_rates", "choose_threshold", "choose_threshold_each", "joined", "choose_joker_threshold",
+    "cost_scaled_threshold",
     "main",
 ]
 
 #: The sets tuned on (never reported as tests).
 CALIBRATION_SETS = tuple(t.name for t in TEST_SETS if not t.is_test and not t.selects_models)
+#: An edition no model was trained on (a selection set: thresholds, like models, are chosen there, never on a test set).
+UNSEEN_SETS = ("selection-unseen",)
 THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.996, 0.01))
 
 
@@ -92,6 +99,20 @@ def choose_threshold(right: np.ndarray, confidence: np.ndarray, target_wrong: fl
     return float(thresholds[-1])
 
 
+def choose_threshold_each(groups: Sequence[TileOutcomes], target_wrong: float, thresholds: Sequence[float] = THRESHOLDS) -> float:
+    """The lowest threshold flagging at least ``target_wrong`` of the wrong tiles in *each* group
+    (a group without wrong tiles asks nothing)."""
+    if not groups:
+        raise ValueError("no tiles to calibrate on")
+    return max(choose_threshold(g.right, g.confidence, target_wrong, thresholds) if (~g.right).any() else float(thresholds[0])
+               for g in groups)
+
+
+def joined(groups: Sequence[TileOutcomes]) -> TileOutcomes:
+    """The groups' tiles as one."""
+    return TileOutcomes(*(np.concatenate([getattr(g, f) for g in groups]) for f in ("right", "confidence", "not_tile", "labels")))
+
+
 #: What a tile's number is worth on average (1..13), and what a joker left on a rack costs (standard rules).
 MEAN_TILE_VALUE, JOKER_PENALTY = 7.0, 30.0
 
@@ -119,6 +140,8 @@ def choose_joker_threshold(outcomes: TileOutcomes, general: float, target_wrong:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.calibrate", description=__doc__.split("\n")[0])
     parser.add_argument("--set", nargs="+", default=list(CALIBRATION_SETS), help="the sets under --testsets to calibrate on, pooled")
+    parser.add_argument("--unseen", nargs="*", default=list(UNSEEN_SETS),
+                        help="sets of an edition no model was trained on, pooled: the threshold must serve them too (none: off)")
     parser.add_argument("--testsets", type=Path, default=DEFAULT_OUT)
     parser.add_argument("--reader", type=Path)
     parser.add_argument("--detector", type=Path)
@@ -132,18 +155,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         why = ("a selection set: models chosen on it are then chosen on the threshold's photos" if name in selection
                else "a test set: its figures are then no longer a test")
         print(f"note: calibrating on {name!r}, {why}", file=sys.stderr)
-    photos = [photo for name in args.set for photo in load_testset(args.testsets / name)]
-    outcomes = tile_outcomes(photos, args.detector, load_any_reader(args.reader), args.cache)
+    for name in sorted(set(args.unseen) - selection):
+        print(f"note: {name!r} is not a selection set: its figures are then no longer a test", file=sys.stderr)
+    reader = load_any_reader(args.reader)
+    groups = []
+    for names in (args.set, args.unseen):
+        if names:
+            photos = [photo for name in names for photo in load_testset(args.testsets / name)]
+            groups.append(tile_outcomes(photos, args.detector, reader, args.cache))
+    outcomes = joined(groups)
     right, confidence = outcomes.right, outcomes.confidence
     print(f"{len(right)} tiles read, {int((~right).sum())} wrong")
     if args.json:
         args.json.write_text(json.dumps({"right": right.tolist(), "confidence": confidence.tolist(),
                                          "not_tile": outcomes.not_tile.tolist(), "labels": outcomes.labels.tolist()}))
+    for names, group in zip((args.set, args.unseen), groups):
+        alone = choose_threshold(group.right, group.confidence, args.target_wrong)
+        w, r = flag_rates(group.right, group.confidence, alone)
+        print(f"{' + '.join(names)}: {len(group.right)} tiles, {int((~group.right).sum())} wrong; alone {alone:.2f} "
+              f"(wrong flagged {w:.3f}, right flagged {r:.3f})")
     print("threshold  wrong flagged  right flagged")
     for threshold in THRESHOLDS[::5]:
         w, r = flag_rates(right, confidence, threshold)
         print(f"  {threshold:.2f}      {w:.3f}          {r:.3f}")
-    chosen = choose_threshold(right, confidence, args.target_wrong)
+    chosen = choose_threshold_each(groups, args.target_wrong)
     w, r = flag_rates(right, confidence, chosen)
     print(f"chosen uncertain_below {chosen:.2f}: wrong flagged {w:.3f}, right flagged {r:.3f}")
     jokers = outcomes.jokers
