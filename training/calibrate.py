@@ -101,11 +101,10 @@ def choose_threshold(right: np.ndarray, confidence: np.ndarray, target_wrong: fl
 
 def choose_threshold_each(groups: Sequence[TileOutcomes], target_wrong: float, thresholds: Sequence[float] = THRESHOLDS) -> float:
     """The lowest threshold flagging at least ``target_wrong`` of the wrong tiles in *each* group
-    (a group without wrong tiles asks nothing)."""
+    (a group without wrong tiles asks nothing: :func:`flag_rates` counts it all flagged)."""
     if not groups:
         raise ValueError("no tiles to calibrate on")
-    return max(choose_threshold(g.right, g.confidence, target_wrong, thresholds) if (~g.right).any() else float(thresholds[0])
-               for g in groups)
+    return max(choose_threshold(g.right, g.confidence, target_wrong, thresholds) for g in groups)
 
 
 def joined(groups: Sequence[TileOutcomes]) -> TileOutcomes:
