@@ -299,3 +299,19 @@ def test_the_reader_recipe_can_choose_tiles_as_the_test_sets_do_by_their_number(
     assert counts["tiles"] == len(by_number)
     _, counts = scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False)
     assert counts["tiles"] == len(by_tile)
+
+
+@needs_edition_fonts
+def test_a_distractor_the_frame_clips_to_nothing_is_no_training_crop(monkeypatch):
+    """A distractor whose box the frame clipped to no width (a scene of seed 2101 had one) is
+    skipped like a clipped tile, not a crash of the whole crop build."""
+    from dataclasses import replace
+
+    from training import generalised_reader
+
+    seed = (1, 9)
+    scene, rng = generalised_reader.mixed_scene(seed, TRAINING_EDITIONS)
+    clipped = replace(scene, distractors=((0.0, 0.0, 0.0, 131.97), (10.0, 10.0, 60.0, 60.0)))
+    monkeypatch.setattr(generalised_reader, "mixed_scene", lambda s, e: (clipped, rng))
+    _, counts = generalised_reader.scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False)
+    assert counts["distractors"] == 1

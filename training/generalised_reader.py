@@ -68,6 +68,12 @@ def _jitter(box: Sequence[float], amount: float, rng: np.random.Generator) -> tu
     return (x1 + d[0], y1 + d[1], x2 + d[2], y2 + d[3])
 
 
+def _croppable(box: Sequence[float]) -> bool:
+    """A box at least 4 px on each side: the frame can clip a tile or a distractor to a sliver or
+    to nothing at all, and such a box shows nothing to learn from."""
+    return box[2] - box[0] >= 4 and box[3] - box[1] >= 4
+
+
 def _empty_boxes(scene, count: int, rng: np.random.Generator) -> list[tuple[float, float, float, float]]:
     """Tile-sized boxes of the photo that overlap no tile: table, rack, clutter."""
     h, w = scene.image.shape[:2]
@@ -117,12 +123,14 @@ def scene_sample(
     for placed in scene.tiles:
         if placed.visible >= min_visible and placed.number_visible >= min_number_visible:
             box = _jitter(placed.box, box_jitter, rng)
-            if box[2] - box[0] >= 4 and box[3] - box[1] >= 4:
+            if _croppable(box):
                 out.append((placed.tile.name, crop_tile(scene.image, box, size)))
                 counts["tiles"] += 1
     for box in scene.distractors:
-        out.append((NOT_TILE, crop_tile(scene.image, _jitter(box, box_jitter, rng), size)))
-        counts["distractors"] += 1
+        box = _jitter(box, box_jitter, rng)
+        if _croppable(box):
+            out.append((NOT_TILE, crop_tile(scene.image, box, size)))
+            counts["distractors"] += 1
     for box in _empty_boxes(scene, 2, rng):
         out.append((NOT_TILE, crop_tile(scene.image, box, size)))
         counts["empty"] += 1
