@@ -26,6 +26,8 @@ __all__ = ["Letterbox", "letterbox", "decode", "PAD_VALUE"]
 PAD_VALUE = 114
 #: Candidates kept for NMS at most (ultralytics' ``max_nms``): the most confident first.
 MAX_NMS = 30000
+#: A box narrower or shorter than this, in the photo's pixels after clipping, is dropped.
+MIN_BOX_PX = 1.0
 
 
 @dataclass(frozen=True)
@@ -104,4 +106,8 @@ def decode(output: np.ndarray, geometry: Letterbox, conf: float, iou: float, max
         iou,
     )
     chosen = np.asarray(chosen, dtype=np.int64).reshape(-1)[:max_det]
-    return Detections(geometry.to_photo(xyxy[chosen]), confidence[keep][chosen], best[keep][chosen])
+    boxes = geometry.to_photo(xyxy[chosen])
+    # A box lying in the letterbox's padding is clipped to a line along the photo's edge: it shows
+    # nothing of the photo, and no crop can be cut from it.
+    shows = (boxes[:, 2] - boxes[:, 0] >= MIN_BOX_PX) & (boxes[:, 3] - boxes[:, 1] >= MIN_BOX_PX)
+    return Detections(boxes[shows], confidence[keep][chosen][shows], best[keep][chosen][shows])
