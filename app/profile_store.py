@@ -90,16 +90,18 @@ class StoredProfile:
 
     def tile_profile(self, reader=None) -> TileProfile:
         """The profile for ``reader`` (default: the shipped one); tiles another reader embedded are embedded again from their crops."""
-        from vision.reader import load_reader, read_views, reader_fingerprint
+        from vision.reader import load_reader, read_views, reader_fingerprint, views_cut_again
 
         reader = reader or load_reader()
         current = reader_fingerprint(reader)
         stale = [i for i, made_by in enumerate(self.readers) if made_by != current]
         samples = list(self.samples)
         if stale:
-            embeddings = read_views(np.stack([samples[i].crops for i in stale], axis=1), reader).embeddings
-            for i, embedding in zip(stale, embeddings):
-                samples[i] = TileSample(samples[i].tile, samples[i].crops, embedding, samples[i].box)
+            # an older reader's crops may show the neighbours, which the crops no longer do
+            crops = [views_cut_again(samples[i].crops, samples[i].box) if samples[i].box else samples[i].crops for i in stale]
+            embeddings = read_views(np.stack(crops, axis=1), reader).embeddings
+            for i, views, embedding in zip(stale, crops, embeddings):
+                samples[i] = TileSample(samples[i].tile, views, embedding, samples[i].box)
         return TileProfile.from_samples(self.name, samples)
 
 

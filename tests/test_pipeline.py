@@ -143,10 +143,7 @@ def test_a_photo_without_tiles_reads_as_nothing():
 @needs_models
 @pytest.mark.parametrize("kind", [
     "keys",
-    pytest.param("dice", marks=pytest.mark.xfail(strict=True, reason=(
-        "known since session 17: behind the finer detector pass one die of 48 on a white table is found "
-        "at 0.55, the reader takes its six pips for a black 6 at 0.92 (P(tile) 0.93), and it is shown as "
-        "sure; models/detector.md, 'A finer pass for a whole table of smallish tiles'"))),
+    "dice",  # a die was read as a sure black 6 from session 17 to 18 (models/detector.md)
     "coin", "face-down",
 ])
 def test_a_photo_full_of_one_kind_of_non_tile_shows_none_as_a_sure_tile(kind):

@@ -14,9 +14,11 @@ from vision.crops import (
     CROP_SIZE,
     PAD_FRACTION,
     CropError,
+    box_in_crop,
     crop_square,
     crop_tile,
     crop_tiles,
+    hide_beyond_box,
 )
 from vision.model_files import ModelFile, model_path
 from vision.reader import (
@@ -27,8 +29,10 @@ from vision.reader import (
     TileReader,
     class_order,
     classify,
+    crop_views,
     read_crops,
     read_views,
+    views_cut_again,
 )
 
 # --- crops -----------------------------------------------------------------------------------
@@ -67,7 +71,62 @@ def test_crop_at_the_edge_repeats_the_border():
     image[:, :10] = 200
     crop = crop_tile(image, (0, 40, 20, 70))
     assert crop.shape == (CROP_SIZE, CROP_SIZE, 3)
-    assert (crop[:, 0] == 200).all()  # left of the photo: its edge column, repeated
+    x1, y1, x2, y2 = box_in_crop((0, 40, 20, 70), CROP_SIZE, PAD_FRACTION)
+    assert x1 > 5  # the square runs off the photo on the left
+    assert (crop[int(y1) + 1 : int(y2) - 1, 0] == 200).all()  # there: the photo's edge column, repeated
+
+
+def test_a_crop_hides_the_neighbours_beyond_the_box():
+    """An upright tile between two others: its square crop would show half of each neighbour's
+    digit; beyond the box and a small margin it shows one grey instead, the tile itself untouched."""
+    image, box = _three_tiles()
+    crop = crop_tile(image, box, size=150)
+    bx1, by1, bx2, by2 = box_in_crop(box, 150, PAD_FRACTION)
+    margin = PAD_FRACTION * (bx2 - bx1)
+    outside = np.ones((150, 150), bool)
+    outside[int(by1 - margin) - 1 : int(by2 + margin) + 2, int(bx1 - margin) - 1 : int(bx2 + margin) + 2] = False
+    assert (crop[outside] == crop[outside][0]).all()  # one colour beyond the box ...
+    assert crop[outside][0].tolist() == [240, 240, 240]  # ... the grey of the kept part's edge
+    assert ((crop[..., 0] > 150) & (crop[..., 2] < 100)).sum() > 0  # the tile's own blue digit stays
+    assert (crop.max(axis=-1) < 50).sum() == 0  # no neighbour's digit: the darkest ink was theirs
+    unmasked = image[25:175, 160 - 46 : 220 + 46]
+    assert (unmasked.max(axis=-1) < 50).sum() > 0  # the plain square would have shown them
+
+
+def _three_tiles() -> tuple[np.ndarray, tuple[float, float, float, float]]:
+    """Three ivory tiles side by side (60 x 150) on a paler table; the middle one's box."""
+    image = np.full((200, 400, 3), 230, np.uint8)
+    for x in (100, 160, 220):
+        image[25:175, x : x + 60] = 240
+    image[60:140, 140:150] = 20  # the left neighbour's digit, near the shared edge
+    image[60:140, 230:240] = 20  # the right neighbour's
+    image[60:140, 185:195] = (200, 60, 0)  # the middle tile's own blue digit
+    return image, (160.0, 25.0, 220.0, 175.0)
+
+
+def test_views_saved_with_the_neighbours_are_cut_again_as_crops_are_cut_now():
+    """A profile made before crops hid the neighbours keeps views that show them; cut again from
+    the tile's box they match today's views, and today's views come back as they were."""
+    image, box = _three_tiles()
+    now = crop_views(image, [box], 64)[:, 0]
+    old = []
+    for pad in READ_PADS:  # the square as it was cut before, neighbours and all
+        x1, y1, x2, y2 = (int(round(v)) for v in crop_square(box, pad))
+        old.append(cv2.resize(image[y1:y2, x1:x2], (64, 64), interpolation=cv2.INTER_AREA))
+    old = np.stack(old)
+    assert (old.max(axis=-1) < 50).sum() > 0
+    again = views_cut_again(old, box)
+    assert again.shape == old.shape and (again.max(axis=-1) < 50).sum() == 0
+    assert np.abs(again.astype(int) - now.astype(int)).mean() < 2
+    assert np.abs(views_cut_again(now, box).astype(int) - now.astype(int)).mean() < 1
+    with pytest.raises(ValueError, match="margins"):
+        views_cut_again(old[:2], box)
+
+
+def test_hiding_beyond_the_box_keeps_a_box_that_fills_its_region():
+    region = np.arange(10 * 10 * 3, dtype=np.uint8).reshape(10, 10, 3)
+    assert hide_beyond_box(region, (0, 0, 10, 10), 0.08) is region
+    assert hide_beyond_box(region, (4, 4, 4, 8), 0.0) is region  # nothing kept: left as it is
 
 
 def test_crop_tiles_stacks_in_box_order_and_handles_none():

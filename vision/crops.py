@@ -3,8 +3,10 @@
 The classifier only ever sees these crops, so the geometry lives here, once: a square
 centred on the detection box, its side the box's longer side plus a margin on every edge
 (so a slightly tight or loose box, or a tile lying at an angle, still shows the whole
-face), filled by repeating the photo's border where it runs off the edge, and resized to
-a fixed size with area averaging (full-resolution photos shrink without aliasing).
+face), everything beyond the box and a smaller margin painted grey (the neighbours' digits
+are not the tile's: :func:`hide_beyond_box`), filled by repeating the photo's border where it
+runs off the edge, and resized to a fixed size with area averaging (full-resolution photos
+shrink without aliasing).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ def crop_tile(image: np.ndarray, box: Box, size: int = CROP_SIZE, pad: float = P
     region = image[max(y1, 0) : min(y2, height), max(x1, 0) : min(x2, width)]
     if region.size == 0:
         raise CropError(f"box {box} lies outside the {width}x{height} image")
+    ox, oy = max(x1, 0), max(y1, 0)
+    region = hide_beyond_box(region, (box[0] - ox, box[1] - oy, box[2] - ox, box[3] - oy), pad)
     region = cv2.copyMakeBorder(
         region,
         max(-y1, 0),
@@ -61,6 +65,37 @@ def crop_tile(image: np.ndarray, box: Box, size: int = CROP_SIZE, pad: float = P
     )
     interpolation = cv2.INTER_AREA if side > size else cv2.INTER_LINEAR
     return cv2.resize(region, (size, size), interpolation=interpolation)
+
+
+def hide_beyond_box(region: np.ndarray, box: Box, pad: float) -> np.ndarray:
+    """``region`` with everything beyond ``box`` (in the region's pixels), widened by ``pad`` times
+    the box's shorter side, painted one grey: the median brightness of the kept part's edge.
+
+    A tile standing upright in a rack is narrow, and its square crop holds half of each
+    neighbour: a blue 1 after a 12 was read as 11. The reader sees only the tile (and a margin
+    for a box a little too tight); the grey neither adds an edge inside the kept part nor a colour.
+    """
+    bx1, by1, bx2, by2 = (float(v) for v in box)
+    margin = pad * min(bx2 - bx1, by2 - by1)
+    height, width = region.shape[:2]
+    kx1, kx2 = (int(np.clip(round(v), 0, width)) for v in (bx1 - margin, bx2 + margin))
+    ky1, ky2 = (int(np.clip(round(v), 0, height)) for v in (by1 - margin, by2 + margin))
+    if kx2 <= kx1 or ky2 <= ky1 or (kx1, ky1, kx2, ky2) == (0, 0, width, height):
+        return region
+    kept = region[ky1:ky2, kx1:kx2]
+    edge = np.concatenate([kept[0], kept[-1], kept[:, 0], kept[:, -1]]).astype(np.float32)
+    grey = np.median(edge.mean(axis=-1) if edge.ndim == 2 else edge)
+    out = np.full_like(region, region.dtype.type(grey))
+    out[ky1:ky2, kx1:kx2] = kept
+    return out
+
+
+def box_in_crop(box: Box, size: int, pad: float) -> Box:
+    """Where ``box`` lies in its ``size`` x ``size`` crop cut at ``pad`` (:func:`crop_tile`)."""
+    x1, y1, x2, y2 = (float(v) for v in box)
+    sx1, sy1, sx2, _ = crop_square(box, pad)
+    scale = size / (sx2 - sx1)
+    return (x1 - sx1) * scale, (y1 - sy1) * scale, (x2 - sx1) * scale, (y2 - sy1) * scale
 
 
 def crop_tiles(

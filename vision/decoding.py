@@ -53,8 +53,10 @@ class DecodingSettings:
     #: ``python -m training.calibrate`` on the seeded calibration photos of the training editions
     #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read there *and* on
     #: an edition no model was trained on (``selection-unseen``; the training editions understate the
-    #: doubt on a set the reader never saw, which every player's set is). **0.84** in session 18
-    #: (the calibration sets alone 0.71, the unseen edition 0.84; on the five calibration and
+    #: doubt on a set the reader never saw, which every player's set is). **0.90** with
+    #: models/reader-masked.pt (session 19: the calibration sets alone 0.69, the unseen edition
+    #: 0.90 for 18 of its 19 wrong tiles; 95.7 % of wrong and 17.5 % of right tiles flagged on the
+    #: two pooled). 0.84 in session 18 (the calibration sets alone 0.71, the unseen edition 0.84; on the five calibration and
     #: selection sets 38 wrong tiles shown as sure against 45 at 0.80, and 2.5-3 points more of the
     #: right tiles flagged; ``models/reader.md``). Kept at 0.80
     #: in session 17 although the calibration sets then gave 0.71 (jokers 0.94): behind the finer
@@ -74,7 +76,7 @@ class DecodingSettings:
     #: their number hidden counted too: 90.6 % / 16.0 %); 0.65 with the stage-2 detector (90.1 % /
     #: 16.0 %); before the chance of no tile counted, 0.70 (90.1 % / 17.7 %); 0.77 with
     #: models/reader-editions.pt.
-    uncertain_below: float = 0.84
+    uncertain_below: float = 0.90
     #: A tile read as a joker is shown as sure only from this confidence up (and never below
     #: ``uncertain_below``). A phantom joker is the costliest misread — 30 points on a score sheet,
     #: and a suggested move built on a tile that is not there — and it is how the reader misreads
@@ -82,13 +84,14 @@ class DecodingSettings:
     #: saw all lack a number, as a joker does. Set by ``python -m training.calibrate`` from the
     #: threshold above: a joker may be wrong at most 7/30 as often as a tile (a tile's number is
     #: worth 7 on average, a joker costs 30), and every wrong joker of the calibration photos is
-    #: flagged. 0.97 from the general 0.84 (session 18: 5 of 5 wrong jokers, 40 % of the right ones
+    #: flagged. 0.98 from the general 0.90 with models/reader-masked.pt (session 19: 8 of 8 wrong
+    #: jokers, 38 % of the right ones flagged). 0.97 from the general 0.84 (session 18: 5 of 5 wrong jokers, 40 % of the right ones
     #: flagged on the calibration sets and the unseen edition). 0.96 with the stage-6 detector too (4 of 4 wrong jokers and 35.9 % of right ones
     #: flagged). 0.96 with models/reader-more-photos3.pt too (5 of 5 wrong jokers and 35.9 % of
     #: right ones flagged). 0.96 with models/reader-more-photos2.pt (4 of 4 wrong jokers and 35.9 % of right
     #: ones flagged there); 0.94 with reader-more-photos.pt (6 of 6, and 11 of 35 right ones; at
     #: 0.73, 6 and 3). A player's report of a phantom joker shown as sure at 0.80 is what it is for.
-    joker_uncertain_below: float = 0.97
+    joker_uncertain_below: float = 0.98
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
     #: Readings of one meld examined at most (bounds the search on long doubtful melds).

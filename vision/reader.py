@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from solver.tiles import NUM_KINDS, NotationError, parse_tile
-from vision.crops import PAD_FRACTION, Box, crop_tiles
+from vision.crops import PAD_FRACTION, Box, box_in_crop, crop_tiles, hide_beyond_box
 from vision.model_files import ModelFile, open_model
 
 #: The optional extra class of a reader: what looked like a tile to the detector but is not.
@@ -146,6 +146,16 @@ def classify(crops: np.ndarray, reader: TileReader, rotations: bool = True) -> n
 def crop_views(image: np.ndarray, boxes: Sequence[Box] | np.ndarray, size: int) -> np.ndarray:
     """Each tile cut at every margin of :data:`READ_PADS`: shape (margins, n, size, size, 3)."""
     return np.stack([crop_tiles(image, boxes, size, pad) for pad in READ_PADS])
+
+
+def views_cut_again(views: np.ndarray, box: Box) -> np.ndarray:
+    """One tile's views (margins, s, s, 3) as :func:`crop_views` cuts them now, from views saved
+    when crops still showed the neighbours (a profile made before; ``box``: the tile's box in
+    its photo). Views already cut this way come back as they were, to within a pixel's edge."""
+    if len(views) != len(READ_PADS):
+        raise ValueError(f"expected views at the {len(READ_PADS)} margins of crop_views, got {len(views)}")
+    size = views.shape[1]
+    return np.stack([hide_beyond_box(view, box_in_crop(box, size, pad), pad) for view, pad in zip(views, READ_PADS)])
 
 
 def read_views(views: np.ndarray, reader: TileReader) -> CropReading:
