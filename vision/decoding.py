@@ -55,8 +55,8 @@ class DecodingSettings:
     #: an edition no model was trained on (``selection-unseen``; the training editions understate the
     #: doubt on a set the reader never saw, which every player's set is). **0.90** with
     #: models/reader-masked.pt (session 19: the calibration sets alone 0.69, the unseen edition
-    #: 0.90 for 18 of its 19 wrong tiles; 95.7 % of wrong and 17.5 % of right tiles flagged on the
-    #: two pooled). 0.84 in session 18 (the calibration sets alone 0.71, the unseen edition 0.84; on the five calibration and
+    #: 0.90 for 18 of its 19 wrong tiles; 95.7 % of wrong and 17.5 % of right tiles flagged on them
+    #: all together). 0.84 in session 18 (the calibration sets alone 0.71, the unseen edition 0.84; on the five calibration and
     #: selection sets 38 wrong tiles shown as sure against 45 at 0.80, and 2.5-3 points more of the
     #: right tiles flagged; ``models/reader.md``). Kept at 0.80
     #: in session 17 although the calibration sets then gave 0.71 (jokers 0.94): behind the finer
