@@ -211,9 +211,10 @@ def test_a_box_of_no_tiles_shape_is_never_kept_however_sure_the_models_are():
         [0, 130, 115, 613],  # a sliver of the frame's edge, 4.2 times as tall as wide
         [10, 10, 310, 60],  # a ledge, 6 times as wide as tall
     ], np.float32)
-    assert tile_shaped(boxes).tolist() == [True, True, True, False, False]
-    assert kept_as_tiles(Detections(boxes, np.ones(5)), np.ones(5)).tolist() == [True, True, True, False, False]
-    assert tile_shaped(np.zeros((0, 4))).tolist() == []
+    found = Detections(boxes, np.ones(5))
+    assert tile_shaped(found).tolist() == [True, True, True, False, False]
+    assert kept_as_tiles(found, np.ones(5)).tolist() == [True, True, True, False, False]
+    assert tile_shaped(Detections.empty()).tolist() == []
 
 
 def test_a_photo_whose_every_tile_the_detector_doubts_keeps_the_tiles_the_reader_is_sure_of():

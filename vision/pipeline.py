@@ -162,7 +162,7 @@ class SeenTiles:
         """These tiles with the dropped boxes ``profile`` vouches for kept (:meth:`TileProfile.vouches_for`);
         a box of no tile's shape (:func:`tile_shaped`) stays out."""
         vouched = profile.vouches_for(self.dropped_reading.tile_prob, self.dropped_reading.embeddings)
-        return self.keeping(vouched & tile_shaped(self.dropped.boxes))
+        return self.keeping(vouched & tile_shaped(self.dropped))
 
 
 def photo_relative_confidence(confidences: np.ndarray, tile_prob: np.ndarray) -> np.ndarray:
@@ -183,11 +183,10 @@ def photo_relative_confidence(confidences: np.ndarray, tile_prob: np.ndarray) ->
     return np.minimum(confidences * (TYPICAL_TILE_CONFIDENCE / level), 1.0)
 
 
-def tile_shaped(boxes: np.ndarray) -> np.ndarray:
+def tile_shaped(found: Detections) -> np.ndarray:
     """Mask of the boxes no longer than :data:`MAX_TILE_ASPECT` times their width."""
-    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
-    sides = np.stack([boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]], axis=1)
-    return sides.max(axis=1) <= MAX_TILE_ASPECT * sides.min(axis=1)
+    widths, heights = found.widths, found.heights
+    return np.maximum(widths, heights) <= MAX_TILE_ASPECT * np.minimum(widths, heights)
 
 
 def kept_as_tiles(found: Detections, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB) -> np.ndarray:
@@ -195,7 +194,7 @@ def kept_as_tiles(found: Detections, tile_prob: np.ndarray, min_prob: float = MI
     detector's confidence, relative to the photo (:func:`photo_relative_confidence`), x the
     reader's P(tile) >= ``min_prob``."""
     relative = photo_relative_confidence(found.confidences, tile_prob)
-    return (relative * np.asarray(tile_prob, np.float64) >= min_prob) & tile_shaped(found.boxes)
+    return (relative * np.asarray(tile_prob, np.float64) >= min_prob) & tile_shaped(found)
 
 
 def see_tiles(
