@@ -29,7 +29,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 import numpy as np
@@ -109,7 +109,7 @@ def choose_threshold_each(groups: Sequence[TileOutcomes], target_wrong: float, t
 
 def joined(groups: Sequence[TileOutcomes]) -> TileOutcomes:
     """The groups' tiles as one."""
-    return TileOutcomes(*(np.concatenate([getattr(g, f) for g in groups]) for f in ("right", "confidence", "not_tile", "labels")))
+    return TileOutcomes(*(np.concatenate([getattr(g, f.name) for g in groups]) for f in fields(TileOutcomes)))
 
 
 #: What a tile's number is worth on average (1..13), and what a joker left on a rack costs (standard rules).
