@@ -13,7 +13,8 @@ Columns, in order:
 
 Rows: every table tile lies in a new meld and the rack tiles in new melds are the ones
 played (one equality per tile kind); each old meld continues into at most one new meld;
-the groups' counts make whole groups. Scored on the leading criteria only
+the groups' counts make whole groups, and hold no more of the rack's tiles than the rack has
+per group (:func:`_rack_share_rows`). Scored on the leading criteria only
 (:attr:`Scope.LEADING`), only ``u`` counts as a continuation and a longer run than the base
 catalogue's changes nothing (its tiles split into base candidates), so ``c`` and the longer
 runs are left out.
@@ -189,6 +190,7 @@ def program(problem: Problem, columns: Columns, objective: Objective, weights: W
         np.ones(len(owners)), np.ones(len(columns.free)),
     )
     at_most = at_most.stacked(counts.rows(first[COUNTS]))
+    at_most = at_most.stacked(_rack_share_rows(problem, columns, first))
     # Rack jokers count as the tiles they stand for: the jokers' worth gained on the table,
     # at most 13 per rack joker played (a table joker's new value alone is not "placed").
     # z = min(13 x rack jokers played, max(0, gain)), gain = the new melds' jokers' worth
@@ -231,6 +233,41 @@ def program(problem: Problem, columns: Columns, objective: Objective, weights: W
         np.concatenate(objective_parts).astype(np.float64), np.concatenate(upper_parts).astype(np.float64),
         equal, at_most, continuous,
     )
+
+
+def _rack_share_rows(problem: Problem, columns: Columns, first: list[int]) -> Rows:
+    """Per rack tile kind ``t`` that the free groups count (repeated colours), the row
+    ``count(t) - rack(t) G(n) + staying(t) <= table(t)``: the free groups of ``t``'s number
+    ``n`` hold at most ``rack(t) G(n)`` of the rack's tiles of kind ``t``, the rest being table
+    tiles moved. ``staying(t)``: the tiles of kind ``t`` the continuations and the untouched old
+    melds keep in place.
+
+    Valid for every move: by the tile rows, ``count(t) <= played(t) + table(t) - staying(t)``;
+    if ``G(n) = 0`` there is no such tile, and if ``G(n) >= 1``, ``played(t) <= rack(t) <=
+    rack(t) G(n)``. Without it the relaxation lays a lone rack tile in a quarter of a group
+    (``3G <= T <= 4G`` holds at ``T = 1, G = 1/4``) and promises that no table tile moves; with
+    it, a rack tile laid in a group takes table tiles along, as in a move. It tightens the
+    bound that :func:`solver.mip.solve_descending` fixes columns by (``benchmarks/README.md``).
+    """
+    counts, conts = columns.counts, columns.continuations
+    rack = problem.rack_counts
+    wanted = [j for j in counts.tiles.tolist() if counts.kind[j] != JOKER_INDEX and rack[counts.kind[j]]]
+    if not wanted:
+        return Rows.empty()
+    group_of = {int(counts.number[g]): int(g) for g in counts.groups}
+    kept_in_place = np.minimum(
+        problem.free_usage[np.searchsorted(columns.free, conts.owners)], problem.catalogue.usage[conts.targets]
+    )
+    rows, cols, values = [], [], []
+    for row, j in enumerate(wanted):
+        t = int(counts.kind[j])
+        at_c, at_u = np.nonzero(kept_in_place[:, t])[0], np.nonzero(problem.free_usage[:, t])[0]
+        here = np.r_[first[COUNTS] + j, first[COUNTS] + group_of[int(counts.number[j])], first[C] + at_c, first[U] + at_u]
+        cols.append(here)
+        values.append(np.r_[1.0, -float(rack[t]), kept_in_place[at_c, t], problem.free_usage[at_u, t]])
+        rows.append(np.full(len(here), row))
+    rhs = np.array([float(problem.table_counts[int(counts.kind[j])]) for j in wanted])
+    return Rows(np.concatenate(rows), np.concatenate(cols).astype(np.int64), np.concatenate(values).astype(np.float64), rhs)
 
 
 def reaching(columns: Columns, objective: Objective, weight: int, floor: int) -> Rows:

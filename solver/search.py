@@ -138,8 +138,9 @@ def _solve_large(
     bound, so every move it finds scores exactly that. When it proves the bound out of
     reach, the best score is found (:func:`_best_score`) with MIPs scored on the two leading
     criteria only (so an old meld's continuations other than left untouched drop out): they
-    are small, and proving targets out of reach is most of the work. One MIP aimed at that
-    score then settles the rest of the tie-break. The whole table (``whole``: every candidate
+    are small, and proving targets out of reach is most of the work. The rest of the tie-break
+    at that score is then settled from the move that proved it, one tile staying in place at a
+    time down from the tie-break's own bound (:func:`solver.mip.solve_descending`). The whole table (``whole``: every candidate
     its tiles and the rack can form) is opened up only if the relaxation fails. A solve
     stopped by the deadline raises :class:`OutOfTime`, or gives the best move found by the
     last MIP (not optimal).
@@ -305,13 +306,19 @@ def _solve_reaching(
     catalogue may be cut otherwise), from which the search starts.
     """
     columns = move_program.columns(problem, scope)
-    program = move_program.program(problem, columns, objective, scoped_weights(problem, objective, scope))
+    weights = scoped_weights(problem, objective, scope)
+    program = move_program.program(problem, columns, objective, weights)
     row = move_program.reaching(columns, objective, weight, floor)
     program = replace(program, at_most=program.at_most.stacked(row))
     hint = None
     if start is not None:
         hint = move_program.carried(start.problem, start.columns, start.values, problem, columns, len(program.objective))
-    solution = mip.solve(program, deadline.left(), start=hint)
+    if scope is Scope.TIE_BREAK and hint is not None:
+        # Its relaxation is loose by a few tiles staying in place: descend one tile at a time
+        # towards the move that proved the best score.
+        solution = mip.solve_descending(program, float(weights.stay), deadline.left(), hint)
+    else:
+        solution = mip.solve(program, deadline.left(), start=hint)
     if solution is None:
         return None
     outcome = move_program.read(problem, columns, objective, solution.values, solution.optimal)

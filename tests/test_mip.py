@@ -326,3 +326,68 @@ def test_the_callers_time_left_also_bounds_the_relaxation() -> None:
     program = _stored_program("glop_abnormal")
     assert solve_linear(program, time_limit_s=10.0) is not None  # LINEAR_TIME_LIMIT_S still caps it
     assert solve_linear(program, time_limit_s=1e-9) is None
+
+
+def _packing(seed: int, columns: int = 60, items: int = 12) -> IntegerProgram:
+    """Set packing: binary columns, each a random set of items, each item in at most one
+    chosen column; scores in units (plus a unit tie-break). Loose relaxations, and leaving
+    every column out is a solution."""
+    rng = np.random.default_rng(seed)
+    member = (rng.random((items, columns)) < 0.25).astype(float)
+    score = 10 * rng.integers(1, 6, size=columns) + rng.integers(0, 3, size=columns)
+    return IntegerProgram(
+        score.astype(float), np.ones(columns), Rows.empty(), _rows(member, np.ones(items)), np.zeros(columns, dtype=bool)
+    )
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_descending_from_the_bound_finds_the_same_optimum(seed: int) -> None:
+    program = _packing(seed)
+    expected = solve(program, 60.0)
+    found = mip.solve_descending(program, 10.0, 60.0, np.zeros(len(program.objective)))
+    assert found is not None and found.optimal
+    assert program.objective @ found.values == program.objective @ expected.values
+    assert np.array_equal(found.values, np.round(found.values)) and np.all(found.values <= program.upper)
+    lhs = np.zeros(len(program.at_most))
+    np.add.at(lhs, program.at_most.rows, program.at_most.values * found.values[program.at_most.cols])
+    assert np.all(lhs <= program.at_most.rhs)
+
+
+def test_descending_solves_programs_without_the_columns_no_target_can_use(monkeypatch) -> None:
+    sizes = []
+    inner = mip.solve
+
+    def recording(program, time_limit_s, start=None):
+        sizes.append(len(program.objective))
+        return inner(program, time_limit_s, start)
+
+    monkeypatch.setattr(mip, "solve", recording)
+    narrowed = 0
+    for seed in range(25):
+        program = _packing(seed)
+        sizes.clear()
+        mip.solve_descending(program, 10.0, 60.0, np.zeros(len(program.objective)))
+        narrowed += any(size < len(program.objective) for size in sizes)
+    assert narrowed >= 5
+
+
+def test_descending_without_a_whole_start_solves_the_program_whole(monkeypatch) -> None:
+    program = _packing(3)
+    calls = []
+    inner = mip.solve
+    monkeypatch.setattr(mip, "solve", lambda p, t, start=None: calls.append(len(p.objective)) or inner(p, t, start))
+    start = np.zeros(len(program.objective))
+    start[0] = np.nan  # a column the start leaves open
+    found = mip.solve_descending(program, 10.0, 60.0, start)
+    assert calls == [len(program.objective)]
+    assert program.objective @ found.values == program.objective @ inner(program, 60.0).values
+    calls.clear()
+    infeasible_start = np.ones(len(program.objective))  # every item taken many times over
+    mip.solve_descending(program, 10.0, 60.0, infeasible_start)
+    assert calls == [len(program.objective)]
+
+
+@pytest.mark.parametrize("step", [0.0, -1.0])
+def test_descending_needs_a_positive_step(step: float) -> None:
+    with pytest.raises(ValueError, match="step"):
+        mip.solve_descending(_packing(0), step, 1.0, np.zeros(60))

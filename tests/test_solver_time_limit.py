@@ -20,9 +20,10 @@ LARGE_TABLE = "k1 k2 k3 | b5 b6 b7 | o9 o10 o11 | r2 r3 r4 | k7 b7 o7 | b11 b12 
 
 
 class Calls:
-    """Stands in for ``mip.solve``: records each call's time limit, raises OutOfTime on the
-    first ``out_of_time`` calls, and marks the first ``stopped`` answers not optimal (a search
-    the limit stopped after finding a move)."""
+    """Stands in for ``mip.solve`` (and ``mip.solve_descending``, one call each, whatever
+    programs it solves inside): records each call's time limit, raises OutOfTime on the first
+    ``out_of_time`` calls, and marks the first ``stopped`` answers not optimal (a search the
+    limit stopped after finding a move)."""
 
     def __init__(self, out_of_time: int = 0, stopped: int = 0, out_of_time_at: tuple[int, ...] = ()) -> None:
         self.limits: list[float] = []
@@ -30,12 +31,19 @@ class Calls:
         self.out_of_time_at = out_of_time_at  # call numbers (from 1) that raise OutOfTime too
         self.stopped = stopped
         self.solve = mip.solve
+        self.solve_descending = mip.solve_descending
 
     def __call__(self, program: mip.IntegerProgram, time_limit_s: float, start=None) -> mip.Solution | None:
+        return self._answer(lambda: self.solve(program, time_limit_s, start), time_limit_s)
+
+    def descending(self, program: mip.IntegerProgram, step: float, time_limit_s: float, start) -> mip.Solution | None:
+        return self._answer(lambda: self.solve_descending(program, step, time_limit_s, start), time_limit_s)
+
+    def _answer(self, solving, time_limit_s: float) -> mip.Solution | None:
         self.limits.append(time_limit_s)
         if len(self.limits) <= self.out_of_time or len(self.limits) in self.out_of_time_at:
             raise mip.OutOfTime("stopped for the test")
-        solution = self.solve(program, time_limit_s, start)
+        solution = solving()
         if solution is not None and len(self.limits) <= self.stopped:
             return replace(solution, optimal=False)
         return solution
@@ -45,6 +53,7 @@ class Calls:
 def calls(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> Calls:
     recorder = Calls(**getattr(request, "param", {}))
     monkeypatch.setattr(mip, "solve", recorder)
+    monkeypatch.setattr(mip, "solve_descending", recorder.descending)
     return recorder
 
 
@@ -110,6 +119,7 @@ def test_out_of_time_in_the_last_search_keeps_the_move_that_proved_the_best_scor
     assert_legal(position, suggestion)
     assert not suggestion.optimal
     monkeypatch.setattr(mip, "solve", calls.solve)
+    monkeypatch.setattr(mip, "solve_descending", calls.solve_descending)
     exact = solve(position)
     assert exact.optimal
     # The most tiles placed and melds kept are the exact move's, which the rack alone is not.
