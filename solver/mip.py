@@ -318,21 +318,31 @@ def solve(program: IntegerProgram, time_limit_s: float, start: np.ndarray | None
     return Solution(np.where(program.continuous, values, np.round(values)), status == builder.SolveStatus.OPTIMAL)
 
 
+#: The descent (:func:`solve_descending`) hands over to one search of the whole program, from the
+#: best solution known, once it has used this share of its time or a target keeps this share of
+#: the columns: its steps grow dearer as they go down, and a search the limit stops with a
+#: solution still gives the player its best move found, where a step stopped gives nothing.
+DESCENT_TIME_SHARE = 0.5
+DESCENT_COLUMN_SHARE = 0.5
+
+
 def solve_descending(program: IntegerProgram, step: float, time_limit_s: float, start: np.ndarray) -> Solution | None:
     """Solve ``program`` exactly like :func:`solve`, by targets descending from its relaxation's
-    bound in steps of ``step`` down to the score of ``start``, a solution known: for each target, only
-    the columns a solution reaching it may use.
+    bound in steps of ``step`` towards the score of ``start``, a solution known: for each target,
+    only the columns a solution reaching it may use.
 
     Weak duality (:func:`with_proof`): a solution scores at most the bound less, for each column
     it raises from zero, that column's loss (minus its reduced cost) per unit. So a solution
     scoring at least ``target`` leaves at zero every integer column whose loss exceeds ``bound -
     target``; the program without those columns, and with ``objective >= target`` as a row, has
     every such solution. If it has any, its optimum is the optimum; if none, no solution reaches
-    the target, and the next target down is tried. Once the target is the start's own score the
-    start reaches it, so that program is the last. When the relaxation is loose by a few steps
+    the target, and the next target down is tried. When the relaxation is loose by a few steps
     and most columns are dear (the tie-break of a large table under repeated colours: 200-9,000
     of 10,000-23,000 columns kept), a few small programs prove what one large one took seconds
-    for. A ``start`` that is not a whole solution (a column left open) gets :func:`solve`.
+    for. Once the target is the start's own score, the start reaches it, so that program is the
+    last. The descent may stop before (:data:`DESCENT_TIME_SHARE`, :data:`DESCENT_COLUMN_SHARE`)
+    for one search of the whole program from the best solution known.
+    A ``start`` that is not a whole solution (a column left open) gets :func:`solve` at once.
     Raises :class:`OutOfTime` when the time limit came before any solution.
     """
     if not step > 0:
@@ -352,21 +362,33 @@ def solve_descending(program: IntegerProgram, step: float, time_limit_s: float, 
     if values is not None:
         return Solution(values, True)
     loss = np.where(program.continuous, -np.inf, -linear.reduced)
+    budget = DESCENT_TIME_SHARE * time_limit_s
     steps = 1
     while True:
         target = max(math.ceil(linear.bound - steps * step), floor)
         keep = np.flatnonzero(loss <= linear.slack(target))
-        if len(keep) == len(program.objective):
-            return solve(_at_least(program, target), left(), start)
-        last = target == floor
-        found = solve(_at_least(_columns(program, keep), target), left(), start[keep] if last else None)
+        spent = time.monotonic() - began
+        if len(keep) > DESCENT_COLUMN_SHARE * len(program.objective) or spent >= budget:
+            break
+        last = target == floor  # the start reaches it: this program has a solution from the first node
+        try:
+            found = solve(
+                _at_least(_columns(program, keep), target), left() if last else budget - spent,
+                start[keep] if last else None,
+            )
+        except OutOfTime:
+            break
         if found is not None:
             whole = np.zeros(len(program.objective))
             whole[keep] = found.values
-            return Solution(whole, found.optimal)
-        if last:  # the start reaches the target: only rounding can get here; the whole program settles it
-            return solve(program, left(), start)
+            if found.optimal or last:
+                return Solution(whole, found.optimal)
+            start = whole  # stopped with a solution reaching the target: a better start
+            break
+        if last:  # only rounding can get here; the whole program settles it
+            break
         steps += 1
+    return solve(program, left(), start)
 
 
 def _score(program: IntegerProgram, start: np.ndarray | None) -> int | None:
