@@ -391,3 +391,42 @@ def test_descending_without_a_whole_start_solves_the_program_whole(monkeypatch) 
 def test_descending_needs_a_positive_step(step: float) -> None:
     with pytest.raises(ValueError, match="step"):
         mip.solve_descending(_packing(0), step, 1.0, np.zeros(60))
+
+
+def _loose_packing() -> IntegerProgram:
+    """A packing program whose descent solves at least one narrowed program (found by search)."""
+    for seed in range(25):
+        program = _packing(seed)
+        linear = solve_linear(program)
+        if linear is not None and mip._integral_optimum(program, linear) is None:
+            return program
+    raise AssertionError("no loose packing program among the seeds")
+
+
+def test_a_narrowed_program_out_of_time_hands_over_to_the_whole_program_from_the_start(monkeypatch) -> None:
+    program = _loose_packing()
+    calls = []
+    inner = mip.solve
+
+    def first_out_of_time(p, t, start=None):
+        calls.append((len(p.objective), start is not None))
+        if len(calls) == 1:
+            raise mip.OutOfTime("stopped for the test")
+        return inner(p, t, start)
+
+    monkeypatch.setattr(mip, "solve", first_out_of_time)
+    found = mip.solve_descending(program, 10.0, 60.0, np.zeros(len(program.objective)))
+    assert calls[0][0] < len(program.objective)  # a narrowed program first
+    assert calls[1:] == [(len(program.objective), True)]  # then the whole one, from the start
+    assert found.optimal and program.objective @ found.values == program.objective @ inner(program, 60.0).values
+
+
+def test_a_target_keeping_too_many_columns_hands_over_at_once(monkeypatch) -> None:
+    program = _loose_packing()
+    calls = []
+    inner = mip.solve
+    monkeypatch.setattr(mip, "DESCENT_COLUMN_SHARE", 0.0)
+    monkeypatch.setattr(mip, "solve", lambda p, t, start=None: calls.append(len(p.objective)) or inner(p, t, start))
+    found = mip.solve_descending(program, 10.0, 60.0, np.zeros(len(program.objective)))
+    assert calls == [len(program.objective)]
+    assert found.optimal and program.objective @ found.values == program.objective @ inner(program, 60.0).values
