@@ -40,8 +40,11 @@ from .suggestion import Suggestion
 from .table import InvalidTableError, check_table, interpret_as_laid
 from .tiles import JOKER_INDEX, NUM_KINDS
 
-#: Tables of at most this many melds are opened up whole...
-SMALL_TABLE_MELDS = 4
+#: Tables of at most this many melds are opened up whole... Since the tie-break descends from
+#: its bound (session 20), the relaxation path is as fast from two melds up and faster on racks
+#: of 14-20 (tables of 20-30 tiles under repeated colours: 10 moves 4.2 s -> 2.7 s of CPU; it
+#: was 4, `benchmarks/README.md`).
+SMALL_TABLE_MELDS = 1
 #: ... and they can form at most this many melds (runs with many jokers make thousands).
 SMALL_TABLE_CANDIDATES = 2000
 #: The time one move may take in all (every optimiser call of it together). Hard positions
