@@ -77,13 +77,18 @@ def study(rules_name: str, table: int, rack: int, seed: int) -> tuple[bool, list
     return suggestion.optimal, out
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def study_parser(description: str) -> argparse.ArgumentParser:
+    """The options every solver study takes: which rules, table and rack sizes, and seeds."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rules", default="repeated-colours", choices=sorted(PRESETS))
     parser.add_argument("--table", type=int, default=90)
     parser.add_argument("--rack", type=int, default=14)
     parser.add_argument("--seeds", type=int, nargs="*", default=list(range(10)))
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = study_parser(__doc__.splitlines()[0]).parse_args(argv)
     print(f"{args.rules}, table {args.table} + rack {args.rack}: per program columns / rows / CPU s")
     for seed in args.seeds:
         optimal, programs = study(args.rules, args.table, args.rack, seed)
