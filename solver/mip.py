@@ -9,6 +9,9 @@ there). Otherwise SCIP runs single-threaded with zero gap and a light root (no p
 rounds, no cutting planes, the costly heuristics off): on these small, tight models its full
 root took longer than the search. Objectives are integers with lexicographic weights up to
 about 10^9; tests/test_mip.py checks a one-unit tie-break survives under such a weight.
+A program whose relaxation is loose by a few units of a known size, with a solution known, can
+be solved by descending from the bound (:func:`solve_descending`): a few programs without the
+columns the relaxation's reduced costs rule out, each exact for the target it is solved at.
 """
 
 from __future__ import annotations
