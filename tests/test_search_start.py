@@ -34,7 +34,11 @@ def feasible(program: mip.IntegerProgram, values: np.ndarray) -> bool:
 
 
 def problem_of(rules: str, seed: int, table: int = 30, rack: int = 14):
-    position = deal_position(random.Random(position_seed(seed, table, rack)), table, rack, rules=PRESETS[rules])
+    return problem_for(deal_position(random.Random(position_seed(seed, table, rack)), table, rack, rules=PRESETS[rules]))
+
+
+def problem_for(position):
+    """The problem of ``position`` with every old meld free."""
     check = check_table(position.table, position.rules)
     old = tuple(interpret_as_laid(m, c) for m, c in zip(position.table, check.melds))
     return search._prepare(position, old, tuple(range(len(old))))
