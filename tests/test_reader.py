@@ -13,6 +13,7 @@ from solver.tiles import NUM_KINDS, Tile, parse_tile
 from vision.crops import (
     CROP_SIZE,
     PAD_FRACTION,
+    SOFTEN_FROM_PX,
     CropError,
     box_in_crop,
     crop_square,
@@ -64,6 +65,32 @@ def test_crop_is_scale_invariant():
     a = crop_tile(small, (30, 30, 70, 70)).astype(int)
     b = crop_tile(large, (300, 300, 700, 700)).astype(int)
     assert np.abs(a - b).mean() < 12
+
+
+def _sharpness(crop: np.ndarray) -> float:
+    """Mean squared Laplacian: how much fine detail a crop holds."""
+    return float((cv2.Laplacian(crop.astype(np.float32), cv2.CV_32F) ** 2).mean())
+
+
+def test_only_a_large_tile_is_softened_and_by_the_same_share_of_its_crop():
+    """A crisp digit of a tile just under SOFTEN_FROM_PX comes out as it is shrunk; the same tile
+    drawn at and over the threshold comes out softer, and equally soft at any crop size."""
+    def tile(long_side: int) -> tuple[np.ndarray, tuple[float, float, float, float]]:
+        image = np.full((long_side + 40, long_side + 40, 3), 200, np.uint8)
+        width = long_side * 2 // 3
+        image[20 : 20 + long_side, 20 : 20 + width] = 240
+        cv2.putText(image, "8", (20 + width // 5, 20 + long_side * 3 // 4), cv2.FONT_HERSHEY_SIMPLEX,
+                    long_side / 45, (20, 20, 20), max(long_side // 25, 1))
+        return image, (20.0, 20.0, 20.0 + width, 20.0 + long_side)
+
+    sharp = _sharpness(crop_tile(*tile(SOFTEN_FROM_PX - 1)))
+    for long_side in (SOFTEN_FROM_PX, 2 * SOFTEN_FROM_PX):
+        big, big_box = tile(long_side)
+        assert _sharpness(crop_tile(big, big_box)) < 0.8 * sharp
+    # The blur scales with the crop: a crop twice the size is the same picture, twice as large.
+    big, big_box = tile(2 * SOFTEN_FROM_PX)
+    small, large = crop_tile(big, big_box), crop_tile(big, big_box, size=2 * CROP_SIZE)
+    assert np.abs(cv2.resize(large, (CROP_SIZE, CROP_SIZE), interpolation=cv2.INTER_AREA).astype(int) - small.astype(int)).mean() < 1
 
 
 def test_crop_at_the_edge_repeats_the_border():

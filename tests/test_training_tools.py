@@ -396,6 +396,16 @@ def test_see_photo_changed_detector_runs_both_models_again(tmp_path, monkeypatch
     assert not np.array_equal(changed.found.boxes, before.found.boxes) and not np.array_equal(changed.probs, before.probs)
 
 
+def test_see_photo_crops_cut_another_way_are_read_again(tmp_path, monkeypatch):
+    """Readings cached before the crops changed (vision.crops.CROP_METHOD) are not reused; the
+    detections are."""
+    calls, _, read = _counting_models(tmp_path, monkeypatch)
+    read("a")
+    monkeypatch.setattr("vision.crops.CROP_METHOD", "cut another way")
+    read("a")
+    assert calls == ["detect", "a", "a"]
+
+
 def test_see_photo_photo_written_again_runs_both_models_again(tmp_path, monkeypatch):
     calls, _, read = _counting_models(tmp_path, monkeypatch)
     photo = tmp_path / "set" / "images" / "p.jpg"

@@ -160,16 +160,18 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
 
     The detections are kept by the detector and the way it is run (``cache/detections``;
     :data:`vision.detector.METHOD`) and the reader's output by
-    detector and reader (``cache/readings-<reader>``): a new reader re-reads the crops of the cached
-    boxes and pays nothing for the detector, and a changed detector or reader never reuses the
-    output of the old one. Both are kept for the photo file as it was (:func:`_photo_key`).
+    detector, reader and the way crops are cut (``cache/readings-<reader>``;
+    :data:`vision.crops.CROP_METHOD`): a new reader re-reads the crops of the cached boxes and pays
+    nothing for the detector, and a changed detector, reader or crop never reuses the output of
+    the old one. Both are kept for the photo file as it was (:func:`_photo_key`).
     """
+    from vision.crops import CROP_METHOD
     from vision.detector import METHOD
     from vision.images import load_image
     from vision.model_files import model_path
 
     detector_key = f"{_file_key(detector or model_path('detector'))}|{METHOD}"
-    reader_key = f"{detector_key}|{_file_key(reader_source(reader))}"
+    reader_key = f"{detector_key}|{_file_key(reader_source(reader))}|{CROP_METHOD}"
     if cache is None:
         return see_image(load_image(image_path), detector, reader)
     found_file = cache / "detections" / _cache_name(image_path)

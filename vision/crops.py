@@ -6,7 +6,8 @@ centred on the detection box, its side the box's longer side plus a margin on ev
 face), everything beyond the box and a smaller margin painted grey (the neighbours' digits
 are not the tile's: :func:`hide_beyond_box`), filled by repeating the photo's border where it
 runs off the edge, and resized to a fixed size with area averaging (full-resolution photos
-shrink without aliasing).
+shrink without aliasing); the crop of a large tile is then softened a little
+(:data:`SOFTEN_FROM_PX`), to look like the tiles the reader learnt from.
 """
 
 from __future__ import annotations
@@ -20,6 +21,17 @@ import numpy as np
 CROP_SIZE = 64
 #: Margin added on each side, as a fraction of the box's longer side.
 PAD_FRACTION = 0.08
+#: A tile at least this long in its photo (its box's longer side, pixels) has its crop softened by
+#: a Gaussian of :data:`SOFTEN_SIGMA` pixels of a :data:`CROP_SIZE` crop. Shrinking a 200-800 px tile
+#: of a 12 MP close-up by area averaging gives a crop sharper than the reader's training crops,
+#: which came mostly from photos of at most 1280 px (soft from the lens, the JPEG and upscaling);
+#: softened, large tiles read a little better. Chosen on the selection sets and checked on the
+#: calibration sets (``models/reader.md``, session 21), never a test set.
+SOFTEN_FROM_PX = 200
+SOFTEN_SIGMA = 0.6
+#: Names the way crops are cut, so that readings cached under another way are not reused
+#: (``training.evaluate --cache``).
+CROP_METHOD = "masked-softened-1"
 
 Box = tuple[float, float, float, float]
 
@@ -64,7 +76,10 @@ def crop_tile(image: np.ndarray, box: Box, size: int = CROP_SIZE, pad: float = P
         cv2.BORDER_REPLICATE,
     )
     interpolation = cv2.INTER_AREA if side > size else cv2.INTER_LINEAR
-    return cv2.resize(region, (size, size), interpolation=interpolation)
+    crop = cv2.resize(region, (size, size), interpolation=interpolation)
+    if max(box[2] - box[0], box[3] - box[1]) >= SOFTEN_FROM_PX:
+        crop = cv2.GaussianBlur(crop, (0, 0), SOFTEN_SIGMA * size / CROP_SIZE)
+    return crop
 
 
 def hide_beyond_box(region: np.ndarray, box: Box, pad: float) -> np.ndarray:
