@@ -73,8 +73,8 @@ def _sharpness(crop: np.ndarray) -> float:
 
 
 def test_only_a_large_tile_is_softened_and_by_the_same_share_of_its_crop():
-    """A crisp digit of a tile just under SOFTEN_FROM_PX comes out as it is shrunk; the same tile
-    drawn at and over the threshold comes out softer, and equally soft at any crop size."""
+    """A tile just under SOFTEN_FROM_PX keeps its crop's fine detail; the same tile drawn at and
+    over the threshold comes out softer, and equally soft at any crop size."""
     def tile(long_side: int) -> tuple[np.ndarray, tuple[float, float, float, float]]:
         image = np.full((long_side + 40, long_side + 40, 3), 200, np.uint8)
         width = long_side * 2 // 3
