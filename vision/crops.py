@@ -24,8 +24,8 @@ PAD_FRACTION = 0.08
 #: A tile at least this long in its photo (its box's longer side, pixels) has its crop softened by
 #: a Gaussian of :data:`SOFTEN_SIGMA` pixels of a :data:`CROP_SIZE` crop. Shrinking a 200-800 px tile
 #: of a 12 MP close-up by area averaging gives a crop sharper than the reader's training crops,
-#: which came mostly from photos of at most 1280 px (soft from the lens, the JPEG and upscaling);
-#: softened, large tiles read a little better. Chosen on the selection sets and checked on the
+#: which came mostly from photos of at most 1280 px (where lens, JPEG and upscaling leave a tile
+#: softer); softened, large tiles read a little better (measured, not assumed). Chosen on the selection sets and checked on the
 #: calibration sets (``models/reader.md``, session 21), never a test set.
 SOFTEN_FROM_PX = 200
 SOFTEN_SIGMA = 0.6
