@@ -312,6 +312,29 @@ def test_a_distractor_the_frame_clips_to_nothing_is_no_training_crop(monkeypatch
     seed = (1, 9)
     scene, rng = generalised_reader.mixed_scene(seed, TRAINING_EDITIONS)
     clipped = replace(scene, distractors=((0.0, 0.0, 0.0, 131.97), (10.0, 10.0, 60.0, 60.0)))
-    monkeypatch.setattr(generalised_reader, "mixed_scene", lambda s, e: (clipped, rng))
+    monkeypatch.setattr(generalised_reader, "mixed_scene", lambda s, e, size=None: (clipped, rng))
     _, counts = generalised_reader.scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False)
     assert counts["distractors"] == 1
+
+
+@needs_edition_fonts
+def test_the_reader_recipe_draws_its_close_ups_at_the_size_asked_and_nothing_else_changes():
+    """``closeup_size`` sets the close-ups' size (landscape or, one in five, portrait); the other
+    kinds keep theirs, and the default draws every scene as the recipes before it did."""
+    import numpy as np
+
+    from training.generalised_reader import CLOSEUP_SIZE, SCENE_MIX, mixed_scene
+
+    def kind_of(seed):
+        rng = np.random.default_rng(list(seed))
+        return SCENE_MIX[int(rng.choice(len(SCENE_MIX), p=[p for _, p in SCENE_MIX]))][0]
+
+    closeup = next((1, i) for i in range(50) if kind_of((1, i)) == "closeup")
+    other = next((1, i) for i in range(50) if kind_of((1, i)) != "closeup")
+    small = (640, 360)
+    scene, _ = mixed_scene(closeup, TRAINING_EDITIONS, small)
+    assert sorted(scene.image.shape[:2]) == sorted(small[::-1])
+    default, _ = mixed_scene(closeup, TRAINING_EDITIONS)
+    assert sorted(default.image.shape[:2]) == sorted(CLOSEUP_SIZE[::-1]) == [720, 1280]
+    assert mixed_scene(other, TRAINING_EDITIONS, small)[0].image.shape[:2] == (720, 960)
+    assert np.array_equal(mixed_scene(other, TRAINING_EDITIONS, small)[0].image, mixed_scene(other, TRAINING_EDITIONS)[0].image)

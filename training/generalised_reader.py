@@ -95,20 +95,26 @@ def _empty_boxes(scene, count: int, rng: np.random.Generator) -> list[tuple[floa
     return boxes
 
 
-def mixed_scene(seed: Sequence[int], editions: Sequence[Edition]):
+#: A close-up's size in the reader's photos, landscape (one in five is drawn portrait).
+CLOSEUP_SIZE = (1280, 720)
+
+
+def mixed_scene(seed: Sequence[int], editions: Sequence[Edition], closeup_size: tuple[int, int] = CLOSEUP_SIZE):
     """One synthetic photo of :data:`SCENE_MIX` drawn from ``seed`` (the scene and the generator,
-    which goes on to jitter its boxes)."""
+    which goes on to jitter its boxes). ``closeup_size``: the close-ups' size, landscape; a
+    phone's 12 MP (4000 x 2250) shows a rack's tiles at 500-600 px, the default at 150-200."""
     from datasets.synth.scenes import compose_scene
 
     rng = np.random.default_rng(list(seed))
     kind = SCENE_MIX[int(rng.choice(len(SCENE_MIX), p=[p for _, p in SCENE_MIX]))][0]
-    width, height = ((1280, 720) if rng.random() < 0.8 else (720, 1280)) if kind == "closeup" else (960, 720)
+    long_side, short_side = closeup_size
+    width, height = ((long_side, short_side) if rng.random() < 0.8 else (short_side, long_side)) if kind == "closeup" else (960, 720)
     return compose_scene(rng, width, height, kind, tuple(editions), distractors=int(rng.integers(1, 6))), rng
 
 
 def scene_sample(
     seed: Sequence[int], editions: Sequence[Edition], size: int, min_visible: float, box_jitter: float,
-    detector: bool = True, min_number_visible: float = 0.0,
+    detector: bool = True, min_number_visible: float = 0.0, closeup_size: tuple[int, int] = CLOSEUP_SIZE,
 ) -> tuple[list[tuple[str, np.ndarray]], dict]:
     """(class name, crop) pairs of one synthetic photo: its tiles, distractors, empty patches and
     the detector's false positives; plus counts by source.
@@ -117,7 +123,7 @@ def scene_sample(
     its number's area are in view. The test sets read a tile whose number shows, however much of
     the tile the frame or another tile cuts off (:data:`training.evaluate_suite.MIN_NUMBER_VISIBLE`),
     so a recipe may choose tiles the same way."""
-    scene, rng = mixed_scene(seed, editions)
+    scene, rng = mixed_scene(seed, editions, closeup_size)
     out: list[tuple[str, np.ndarray]] = []
     counts = {"tiles": 0, "distractors": 0, "empty": 0, "false_positives": 0}
     for placed in scene.tiles:
@@ -155,18 +161,19 @@ def _false_positives(image: np.ndarray, truth: np.ndarray) -> list[tuple[float, 
 
 
 def _scene_job(args: tuple) -> tuple[list[tuple[str, np.ndarray]], dict]:
-    seed, names, size, min_visible, box_jitter, min_number_visible = args
+    seed, names, size, min_visible, box_jitter, min_number_visible, closeup_size = args
     from datasets.synth.editions import edition
 
-    return scene_sample(seed, [edition(n) for n in names], size, min_visible, box_jitter, min_number_visible=min_number_visible)
+    return scene_sample(seed, [edition(n) for n in names], size, min_visible, box_jitter,
+                        min_number_visible=min_number_visible, closeup_size=closeup_size)
 
 
 def scene_crops(
     seeds: Sequence[Sequence[int]], editions: Sequence[Edition], size: int, min_visible: float, box_jitter: float,
-    workers: int, min_number_visible: float = 0.0,
+    workers: int, min_number_visible: float = 0.0, closeup_size: tuple[int, int] = CLOSEUP_SIZE,
 ) -> Iterator[tuple[list[tuple[str, np.ndarray]], dict]]:
     names = tuple(e.name for e in editions)
-    jobs = [(tuple(s), names, size, min_visible, box_jitter, min_number_visible) for s in seeds]
+    jobs = [(tuple(s), names, size, min_visible, box_jitter, min_number_visible, closeup_size) for s in seeds]
     if workers <= 1:
         yield from map(_scene_job, jobs)
         return
@@ -283,12 +290,16 @@ def build(config: dict, workers: int = 2, progress: bool = True) -> dict:
     if progress:
         print(f"real not-tile crops: {counts}", flush=True)
     sources: dict[str, int] = {}
-    for split, seed_base, count in (("train", int(spec["scene_seed"]), int(spec["scenes"])),
-                                    ("val", int(spec["val_scene_seed"]), int(spec["val_scenes"]))):
+    # The validation photos stay those of every earlier round (close-ups at the default size).
+    closeups = tuple(int(v) for v in spec.get("closeup_size", CLOSEUP_SIZE))
+    for split, seed_base, count, closeup_size in (
+        ("train", int(spec["scene_seed"]), int(spec["scenes"]), closeups),
+        ("val", int(spec["val_scene_seed"]), int(spec["val_scenes"]), CLOSEUP_SIZE),
+    ):
         seeds = [(seed_base, i) for i in range(count)]
         for done, (pairs, by_source) in enumerate(
             scene_crops(seeds, TRAINING_EDITIONS, size, float(spec["min_visible"]), float(data["box_jitter"]), workers,
-                        float(spec.get("min_number_visible", 0.0))), 1
+                        float(spec.get("min_number_visible", 0.0)), closeup_size), 1
         ):
             for name, crop in pairs:
                 write(split, name, crop, f"scene_{split}")
