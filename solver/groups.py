@@ -69,11 +69,17 @@ class GroupCounts:
     def groups(self) -> np.ndarray:
         return np.nonzero(self.kind == GROUPS)[0]
 
+    @property
+    def number_rows(self) -> np.ndarray:
+        """Per column, where its number's count of groups lies in :attr:`groups` (the numbers
+        come in increasing order, one count of groups each)."""
+        return np.searchsorted(self.number[self.groups], self.number)
+
     def rows(self, first: int) -> Rows:
         """``3G <= tiles <= 4G`` and ``G <= real tiles`` per number, as at-most rows, the
         columns starting at ``first``."""
         tiles, groups = self.tiles, self.groups
-        row_of = np.searchsorted(self.number[groups], self.number)  # each column's number's rows
+        row_of = self.number_rows
         real = tiles[self.kind[tiles] != JOKER_INDEX]
         parts = [
             (3 * row_of[tiles], tiles, -1.0), (3 * row_of[groups], groups, 3.0),  # 3G - tiles <= 0

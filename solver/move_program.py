@@ -183,8 +183,7 @@ def program(problem: Problem, columns: Columns, objective: Objective, weights: W
         problem.table_counts[kinds].astype(np.float64),
     )
     # Each free old meld continues into at most one new meld (or is left untouched).
-    row_of = {int(m): r for r, m in enumerate(columns.free)}
-    owners = np.r_[[row_of[int(m)] for m in conts.owners], np.arange(len(columns.free))].astype(np.int64)
+    owners = np.r_[_free_rows(columns, conts.owners), np.arange(len(columns.free))].astype(np.int64)
     at_most = Rows(
         owners, np.r_[first[C] + np.arange(len(conts.owners)), first[U] + np.arange(len(columns.free))].astype(np.int64),
         np.ones(len(owners)), np.ones(len(columns.free)),
@@ -235,6 +234,13 @@ def program(problem: Problem, columns: Columns, objective: Objective, weights: W
     )
 
 
+def _free_rows(columns: Columns, melds: np.ndarray) -> np.ndarray:
+    """The rows among the free melds (``columns.free``, in any order) of the old melds
+    ``melds`` (global indices, each a free one)."""
+    order = np.argsort(columns.free, kind="stable")
+    return order[np.searchsorted(columns.free, melds, sorter=order)].astype(np.int64)
+
+
 def _rack_share_rows(problem: Problem, columns: Columns, first: list[int]) -> Rows:
     """Per rack tile kind ``t`` that the free groups count (repeated colours), the row
     ``count(t) - rack(t) G(n) + staying(t) <= table(t)``: the free groups of ``t``'s number
@@ -254,15 +260,13 @@ def _rack_share_rows(problem: Problem, columns: Columns, first: list[int]) -> Ro
     wanted = [j for j in counts.tiles.tolist() if counts.kind[j] != JOKER_INDEX and rack[counts.kind[j]]]
     if not wanted:
         return Rows.empty()
-    group_of = {int(counts.number[g]): int(g) for g in counts.groups}
-    kept_in_place = np.minimum(
-        problem.free_usage[np.searchsorted(columns.free, conts.owners)], problem.catalogue.usage[conts.targets]
-    )
+    group_of = counts.groups[counts.number_rows]  # each column's number's count of groups
+    kept_in_place = np.minimum(problem.free_usage[_free_rows(columns, conts.owners)], problem.catalogue.usage[conts.targets])
     rows, cols, values = [], [], []
     for row, j in enumerate(wanted):
         t = int(counts.kind[j])
         at_c, at_u = np.nonzero(kept_in_place[:, t])[0], np.nonzero(problem.free_usage[:, t])[0]
-        here = np.r_[first[COUNTS] + j, first[COUNTS] + group_of[int(counts.number[j])], first[C] + at_c, first[U] + at_u]
+        here = np.r_[first[COUNTS] + j, first[COUNTS] + group_of[j], first[C] + at_c, first[U] + at_u]
         cols.append(here)
         values.append(np.r_[1.0, -float(rack[t]), kept_in_place[at_c, t], problem.free_usage[at_u, t]])
         rows.append(np.full(len(here), row))

@@ -60,3 +60,16 @@ def test_every_move_found_meets_the_rows(seed: int, monkeypatch) -> None:
     assert solution is not None and feasible(program, solution.values)
     lhs = np.bincount(rows.rows, weights=rows.values * solution.values[rows.cols], minlength=len(rows))
     assert np.all(lhs <= rows.rhs + 1e-9)
+
+
+def test_a_continuations_old_meld_is_found_among_the_free_melds_in_any_order():
+    """The rows of a program look each continuation's old meld up among the free melds; the
+    free melds need not be listed in increasing order for that."""
+    from dataclasses import replace
+
+    columns = move_program.columns(_problem(TABLE, RACK), Scope.TIE_BREAK)
+    for free in (np.array([3, 7, 12]), np.array([12, 3, 7])):
+        shuffled = replace(columns, free=free)
+        assert move_program._free_rows(shuffled, np.array([7, 12, 3, 12])).tolist() == [
+            free.tolist().index(m) for m in (7, 12, 3, 12)
+        ]
