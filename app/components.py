@@ -23,6 +23,11 @@ from . import session
 from .editing import NEW_MELD, RACK_ROW, Chip, EditError, TableAndRack, Place, add_tiles, change_tile, move_tile, remove_tile
 
 PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
+#: The picture the camera widget is asked for. Without it, ``st.camera_input`` hands over the
+#: picture at the size it shows it (about 360 pixels wide on a phone), where a table's tiles are
+#: 10-25 pixels long and a quarter of them are misread; 1080p is the camera's own frame, 1080
+#: pixels on its shorter side (``python -m training.camera_captures``; figures in ``README.md``).
+CAMERA_RESOLUTION = "1080p"
 ALL_TILES: tuple[Tile, ...] = ALL_NUMBERED + (JOKER,)
 #: Every ASCII punctuation character: CommonMark lets each be backslash-escaped, and together
 #: they start every Markdown construct (links, images, emphasis, code, HTML, tables, lists),
@@ -193,8 +198,12 @@ def photo_input(label: str, key: str, lang: str) -> bytes | None:
         help=tr("A photo from the phone's camera or gallery, or a screenshot, up to 25 MB.", lang),
     )
     shot = None
-    if st.toggle(tr("Use the camera", lang), key=f"{key}_camera_on"):
-        shot = st.camera_input(label, key=f"{key}_camera", label_visibility="collapsed")
+    camera_help = tr(
+        "Takes a picture 1080 pixels high. A photo from the phone's own camera app, uploaded above, "
+        "shows the tiles in more detail and is read best.", lang,
+    )
+    if st.toggle(tr("Use the camera", lang), key=f"{key}_camera_on", help=camera_help):
+        shot = st.camera_input(label, key=f"{key}_camera", label_visibility="collapsed", resolution=CAMERA_RESOLUTION)
     chosen = shot if shot is not None else upload
     return chosen.getvalue() if chosen is not None else None
 

@@ -600,3 +600,16 @@ def test_no_sentence_about_dashed_boxes_when_nothing_was_left_out(monkeypatch):
     at.button(key="play_read").click().run()
     assert not at.exception, at.exception
     assert not any("Dashed boxes" in w for w in texts(at.warning))
+
+
+@pytest.mark.parametrize("which", ["table", "rack"])
+def test_the_camera_is_asked_for_its_own_frame_not_the_widget_size(which):
+    """Without a resolution the widget hands over the picture at the size it shows it (about 360
+    pixels wide on a phone, tiles of 10-25 pixels); asked for 1080p it hands over the camera's frame."""
+    at = start_app()
+    assert not at.get("camera_input")  # off until the player switches it on
+    at.toggle(key=f"play_{which}_photo_camera_on").set_value(True).run()
+    assert not at.exception, at.exception
+    cameras = at.get("camera_input")
+    assert len(cameras) == 1
+    assert cameras[0].proto.resolution_height == 1080
