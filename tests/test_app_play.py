@@ -252,7 +252,7 @@ def test_a_synthetic_photo_is_read_shown_fixed_and_solved():
     assert texts(at.success) or "No legal move: draw a tile." in texts(at.warning)
 
 
-def read_tile(tile: Tile, box=(0.0, 0.0, 10.0, 10.0), confidence: float = 0.99,
+def read_tile(tile: Tile, box=(0.0, 0.0, 45.0, 60.0), confidence: float = 0.99,
               alternatives: tuple[Tile, ...] = (), **flags: bool) -> ReadTile:
     """A tile as the reader gives it, its alternatives at small probabilities."""
     return ReadTile(tile, box, confidence, tuple((t, 0.1) for t in alternatives), **flags)
@@ -613,3 +613,42 @@ def test_the_camera_is_asked_for_its_own_frame_not_the_widget_size(which):
     cameras = at.get("camera_input")
     assert len(cameras) == 1
     assert cameras[0].proto.resolution_height == 1080
+
+
+def test_the_small_tiles_note_says_how_long_the_tiles_are_and_only_below_the_line():
+    from app.photos import SMALL_TILE_PX, photo_notes, small_tiles_note, tile_length_px
+
+    assert tile_length_px([(0, 0, 20, 30), (0, 0, 30, 24), (5, 5, 105, 45)]) == 30.0  # the median longer side
+    assert tile_length_px([]) == 0.0
+    note = small_tiles_note(29.6, "en")
+    assert note is not None and "about 30 pixels" in note
+    assert small_tiles_note(SMALL_TILE_PX, "en") is None
+    assert small_tiles_note(0.0, "en") is None  # no tiles read: nothing to say about their size
+    assert "30" in small_tiles_note(29.6, "ro") and small_tiles_note(29.6, "ro") != note  # translated
+    assert photo_notes(2, 25.0, "en") == (small_tiles_note(25.0, "en"), doubtful_note_text(2))
+    assert photo_notes(0, 60.0, "en") == ()
+
+
+def doubtful_note_text(count: int) -> str:
+    from app.photos import doubtful_note
+
+    return doubtful_note(count, "en")
+
+
+def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(monkeypatch):
+    from dataclasses import replace
+
+    from app.photos import small_tiles_note
+
+    def read(image, kind="table", rules=None, profile=None):
+        reading = fake_read(image, kind, rules)
+        small = tuple(replace(t, box=(10.0 * i, 0.0, 10.0 * i + 16.0, 22.0)) for i, t in enumerate(reading.tiles))
+        return replace(reading, tiles=small)
+
+    photo = use_fake_reader(monkeypatch, read)
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
+    at.text_area(key="play_rack_text").input("r7")
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    assert texts(at.warning) == [f"- {small_tiles_note(22.0, 'en')}"]

@@ -308,3 +308,22 @@ def test_a_read_only_database_shows_the_sheet_and_says_why_nothing_can_be_saved(
     (error,) = report["errors"]
     assert error.startswith("The game could not be saved: ") and "cannot be written" in error
     assert [g.players for g in ScoreStore(private_database).games()] == [("Ann", "Bob")]
+
+
+def test_a_rack_photo_of_small_tiles_says_how_to_take_a_better_one(monkeypatch):
+    from app.photos import small_tiles_note
+    from solver.tiles import parse_tile
+    from tests.test_app_play import read_tile, use_fake_reader
+    from vision.reading import Reading, ReadingKind
+
+    def small_rack(image, kind="table", rules=None, profile=None):
+        tiles = tuple(read_tile(parse_tile(n), box=(20.0 * i, 0.0, 20.0 * i + 18.0, 25.0)) for i, n in enumerate(("r7", "b2")))
+        return Reading(tiles, ((0, 1),), kind=ReadingKind.RACK)
+
+    photo = use_fake_reader(monkeypatch, small_rack)
+    at = new_game(start_app("score"), "Ann", "Bob")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("rack.png", photo, "image/png")).run()
+    by_suffix(at.button, "_read_1").click().run()
+    assert not at.exception, at.exception
+    assert small_tiles_note(25.0, "en") in [c.value for c in at.caption]

@@ -16,7 +16,7 @@ from app import components as ui
 from app import session, tile_profiles
 from app.editing import Chip, TableAndRack, Reading, keeps_fixes, new_reading
 from app.photo_reading import InputSource, PhotoError, choose_input
-from app.photos import doubtful_note, read_ahead, read_upload
+from app.photos import photo_notes, read_ahead, read_upload
 from app.rules_text import rules_summary
 from solver.explain import (
     impossible_tiles_text,
@@ -129,8 +129,7 @@ def read_inputs() -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[st
             photos[kind.value] = reading.annotated_jpeg
             samples[kind.value] = reading.samples
             notes.extend(ui.plain(note) for note in reading.notes)
-            if (note := doubtful_note(reading.doubtful, lang)) is not None:
-                notes.append(note)
+            notes.extend(photo_notes(reading.doubtful, reading.tile_px, lang))
             if kind is ReadingKind.TABLE:
                 melds = reading.rows
             else:

@@ -12,7 +12,7 @@ from app import components as ui
 from app import session
 from app.codec import describe_outcome, score_sheet_csv
 from app.photo_reading import PhotoError
-from app.photos import doubtful_note, read_ahead, read_upload, unsure_rack_note
+from app.photos import photo_notes, read_ahead, read_upload, unsure_rack_note
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
 from solver.explain import notation_error_text
@@ -149,7 +149,9 @@ for i, player in enumerate(game.players):
                 if not chips:
                     st.warning(tr("No tiles found on the photo. Type them instead.", lang))
                 else:
-                    st.session_state[f"{form}_read_{i}_result"] = (reading.annotated_jpeg, tuple(chips), reading.doubtful)
+                    st.session_state[f"{form}_read_{i}_result"] = (
+                        reading.annotated_jpeg, tuple(chips), reading.doubtful, reading.tile_px,
+                    )
                     st.session_state[f"{form}_read_{i}_fresh"] = True
                     st.rerun()
         if read:
@@ -159,7 +161,7 @@ for i, player in enumerate(game.players):
             unchanged = st.session_state.get(f"{form}_rack_{i}") == format_tiles((c.tile for c in read[1]), short=True)
             if unchanged and (unsure := unsure_rack_note(read[1], lang)) is not None:
                 st.warning(ui.plain(unsure))
-            if (note := doubtful_note(read[2], lang)) is not None:
+            for note in photo_notes(read[2], read[3], lang):
                 st.caption(note)
         if ASK_UNMELDED:
             st.session_state.setdefault(f"{form}_unmelded_{i}", False)
