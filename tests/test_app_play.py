@@ -292,6 +292,17 @@ def use_fake_reader(monkeypatch, read=fake_read) -> bytes:
     return photo.getvalue()
 
 
+def read_table_photo(monkeypatch, read=fake_read):
+    """The Play page after a table photo (read by ``read``) and the rack ``r7`` were read."""
+    photo = use_fake_reader(monkeypatch, read)
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
+    at.text_area(key="play_rack_text").input("r7")
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
 def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypatch):
     photo = use_fake_reader(monkeypatch)
     at = start_app()
@@ -579,12 +590,7 @@ def test_boxes_left_out_as_probably_no_tile_are_explained_next_to_the_reading(mo
     def read(image, kind="table", rules=None, profile=None):
         return replace(fake_read(image, kind, rules), doubtful_boxes=((1.0, 1.0, 9.0, 9.0), (20.0, 1.0, 29.0, 9.0)))
 
-    photo = use_fake_reader(monkeypatch, read)
-    at = start_app()
-    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
-    at.text_area(key="play_rack_text").input("r7")
-    at.button(key="play_read").click().run()
-    assert not at.exception, at.exception
+    at = read_table_photo(monkeypatch, read)
     note = doubtful_note(2, "en")
     assert note is not None and "(2)" in note
     assert any(note in w for w in texts(at.warning))
@@ -593,12 +599,7 @@ def test_boxes_left_out_as_probably_no_tile_are_explained_next_to_the_reading(mo
 
 
 def test_no_sentence_about_dashed_boxes_when_nothing_was_left_out(monkeypatch):
-    photo = use_fake_reader(monkeypatch)
-    at = start_app()
-    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
-    at.text_area(key="play_rack_text").input("r7")
-    at.button(key="play_read").click().run()
-    assert not at.exception, at.exception
+    at = read_table_photo(monkeypatch)
     assert not any("Dashed boxes" in w for w in texts(at.warning))
 
 
@@ -645,10 +646,5 @@ def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(monke
         small = tuple(replace(t, box=(10.0 * i, 0.0, 10.0 * i + 16.0, 22.0)) for i, t in enumerate(reading.tiles))
         return replace(reading, tiles=small)
 
-    photo = use_fake_reader(monkeypatch, read)
-    at = start_app()
-    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
-    at.text_area(key="play_rack_text").input("r7")
-    at.button(key="play_read").click().run()
-    assert not at.exception, at.exception
+    at = read_table_photo(monkeypatch, read)
     assert texts(at.warning) == [f"- {small_tiles_note(22.0, 'en')}"]

@@ -202,22 +202,30 @@ def test_a_rack_photo_is_read_shown_and_scored(monkeypatch):
     assert totals(at) == {"Ann": 7, "Bob": -7}
 
 
+def read_bobs_rack_photo(monkeypatch, read):
+    """A game of Ann and Bob that Ann won, Bob's rack read from a photo by ``read``."""
+    from tests.test_app_play import use_fake_reader
+
+    photo = use_fake_reader(monkeypatch, read)
+    at = new_game(start_app("score"), "Ann", "Bob")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("rack.png", photo, "image/png")).run()
+    by_suffix(at.button, "_read_1").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
 def test_an_unsure_tile_read_on_a_rack_is_named_until_the_scorekeeper_fixes_the_line(monkeypatch):
     """A phantom joker saved unchecked costs its player 30 points: the page names it before saving."""
     from solver.tiles import JOKER, parse_tile
-    from tests.test_app_play import read_tile, use_fake_reader
+    from tests.test_app_play import read_tile
     from vision.reading import Reading, ReadingKind
 
     def rack_with_unsure_joker(image, kind="table", rules=None, profile=None):
         tiles = (read_tile(parse_tile("r7")), read_tile(JOKER, confidence=0.8, uncertain=True))
         return Reading(tiles, ((0, 1),), kind=ReadingKind.RACK)
 
-    photo = use_fake_reader(monkeypatch, rack_with_unsure_joker)
-    at = new_game(start_app("score"), "Ann", "Bob")
-    by_suffix(at.radio, "_end").set_value("Ann").run()
-    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("rack.png", photo, "image/png")).run()
-    by_suffix(at.button, "_read_1").click().run()
-    assert not at.exception, at.exception
+    at = read_bobs_rack_photo(monkeypatch, rack_with_unsure_joker)
     assert by_suffix(at.text_input, "_rack_1").value == "r7 j"
     warning = "The camera was unsure of joker. Check them against the photo before you score the round."
     assert [w.value for w in at.warning] == [warning.replace(".", "\\.")]
@@ -313,17 +321,12 @@ def test_a_read_only_database_shows_the_sheet_and_says_why_nothing_can_be_saved(
 def test_a_rack_photo_of_small_tiles_says_how_to_take_a_better_one(monkeypatch):
     from app.photos import small_tiles_note
     from solver.tiles import parse_tile
-    from tests.test_app_play import read_tile, use_fake_reader
+    from tests.test_app_play import read_tile
     from vision.reading import Reading, ReadingKind
 
     def small_rack(image, kind="table", rules=None, profile=None):
         tiles = tuple(read_tile(parse_tile(n), box=(20.0 * i, 0.0, 20.0 * i + 18.0, 25.0)) for i, n in enumerate(("r7", "b2")))
         return Reading(tiles, ((0, 1),), kind=ReadingKind.RACK)
 
-    photo = use_fake_reader(monkeypatch, small_rack)
-    at = new_game(start_app("score"), "Ann", "Bob")
-    by_suffix(at.radio, "_end").set_value("Ann").run()
-    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("rack.png", photo, "image/png")).run()
-    by_suffix(at.button, "_read_1").click().run()
-    assert not at.exception, at.exception
+    at = read_bobs_rack_photo(monkeypatch, small_rack)
     assert small_tiles_note(25.0, "en") in [c.value for c in at.caption]
