@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import importlib
 import logging
-import statistics
 import threading
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +23,7 @@ import streamlit as st
 from solver.i18n import error_text, tile_label, tr
 from solver.rules import RuleSet
 from vision.profiles import TileProfile, TileSample
-from vision.reading import Reading, ReadingKind, ReadTile
+from vision.reading import Reading, ReadingKind, ReadTile, small_tiles_note
 
 from . import session
 from .editing import Chip
@@ -55,8 +54,8 @@ class PhotoReading:
     samples: tuple[TileSample, ...] = ()
     #: Boxes left out as more likely not tiles, dashed on ``annotated_jpeg`` (see :func:`doubtful_note`).
     doubtful: int = 0
-    #: How long the read tiles are in the photo (the median of their boxes' longer sides, in the
-    #: photo's own pixels; 0 with no tiles): see :func:`small_tiles_note`.
+    #: How long the read tiles are in the photo (:attr:`vision.reading.Reading.tile_px`): see
+    #: :func:`vision.reading.small_tiles_note`.
     tile_px: float = 0.0
 
 
@@ -184,7 +183,7 @@ def read_with_profile(
     boxes = tuple(tuple(_scaled(tiles[i].box, scale) for i in row) for row in positions)
     return PhotoReading(
         rows, annotated, notes, sum(len(r) for r in rows), boxes, reading.samples, len(reading.doubtful_boxes),
-        tile_length_px(t.box for t in tiles),
+        reading.tile_px,
     )
 
 
@@ -197,31 +196,6 @@ def unsure_rack_note(chips: Iterable[Chip], lang: str) -> str | None:
     return tr(
         "The camera was unsure of {tiles}. Check them against the photo before you score the round.",
         lang, tiles=", ".join(tile_label(t, lang) for t in unsure),
-    )
-
-
-#: Tiles shorter than this in their photo are read far less well: on the selection and calibration
-#: sets, 36 % of the tiles under 40 pixels long were not read right, against 4 % of those of 40-80
-#: pixels (``python -m training.evaluate --cache DIR --sets selection calibration --json R.json``,
-#: ``errors_by_tile_size``; ``README.md``, "Reading photos"). A photo whose tiles are mostly that
-#: small gets a note saying how to take a better one.
-SMALL_TILE_PX = 40.0
-
-
-def tile_length_px(boxes: Iterable[Box]) -> float:
-    """The median of the boxes' longer sides (0.0 for no boxes)."""
-    lengths = [max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes]
-    return float(statistics.median(lengths)) if lengths else 0.0
-
-
-def small_tiles_note(tile_px: float, lang: str) -> str | None:
-    """What to do about a photo whose tiles are too small to read well (None when they are not)."""
-    if not 0.0 < tile_px < SMALL_TILE_PX:
-        return None
-    return tr(
-        "The tiles in this photo are small (about {pixels} pixels long), and small tiles are often misread. "
-        "A closer photo, or the full-resolution photo from the phone's camera app, reads better.",
-        lang, pixels=round(tile_px),
     )
 
 

@@ -617,7 +617,8 @@ def test_the_camera_is_asked_for_its_own_frame_not_the_widget_size(which):
 
 
 def test_the_small_tiles_note_says_how_long_the_tiles_are_and_only_below_the_line():
-    from app.photos import SMALL_TILE_PX, photo_notes, small_tiles_note, tile_length_px
+    from app.photos import photo_notes
+    from vision.reading import SMALL_TILE_PX, small_tiles_note, tile_length_px
 
     assert tile_length_px([(0, 0, 20, 30), (0, 0, 30, 24), (5, 5, 105, 45)]) == 30.0  # the median longer side
     assert tile_length_px([]) == 0.0
@@ -639,7 +640,7 @@ def doubtful_note_text(count: int) -> str:
 def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(monkeypatch):
     from dataclasses import replace
 
-    from app.photos import small_tiles_note
+    from vision.reading import small_tiles_note
 
     def read(image, kind="table", rules=None, profile=None):
         reading = fake_read(image, kind, rules)

@@ -319,7 +319,7 @@ def test_a_read_only_database_shows_the_sheet_and_says_why_nothing_can_be_saved(
 
 
 def test_a_rack_photo_of_small_tiles_says_how_to_take_a_better_one(monkeypatch):
-    from app.photos import small_tiles_note
+    from vision.reading import small_tiles_note
     from solver.tiles import parse_tile
     from tests.test_app_play import read_tile
     from vision.reading import Reading, ReadingKind

@@ -84,6 +84,26 @@ def test_solve_reports_doubtful_tiles_and_still_answers(capfd, tmp_path, monkeyp
     assert code == 0 and json.loads(out)["relies_on_unsure"] == []
 
 
+def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(capfd, tmp_path, monkeypatch):
+    """Tiles under 40 px are misread far more often: read and solve say so, with how long they are."""
+    from vision.reading import small_tiles_note
+
+    red = [parse_tile(f"red-{n}") for n in (4, 5, 6)]
+    small = Reading(tuple(ReadTile(t, (10.0 + 25 * i, 10.0, 30.0 + 25 * i, 38.0), 0.98) for i, t in enumerate(red)), ((0, 1, 2),))
+    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None: small)
+    photo = _small_photo(tmp_path)
+    note = small_tiles_note(28.0, "en")
+    assert note is not None and "about 28 pixels" in note
+    code, out, err = _cli(capfd, "read", photo)
+    assert code == 0 and f"  - {note}" in out.splitlines()
+    code, out, err = _cli(capfd, "solve", "--table-photo", photo, "--rack", "r7")
+    assert code == 0 and err == f"table photo: {note}\n"
+    code, out, err = _cli(capfd, "read", photo, "--json")
+    assert code == 0 and json.loads(out)["problems"] == []  # a note, not a problem of the reading
+    large = _doubtful_reading()  # tiles 60 px long: no note
+    assert small_tiles_note(large.tile_px) is None and large.messages() == tuple(p.message() for p in large.problems)
+
+
 # --- stdout carries the output alone -------------------------------------------------------------
 
 
