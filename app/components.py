@@ -24,7 +24,7 @@ from .editing import NEW_MELD, RACK_ROW, Chip, EditError, TableAndRack, Place, a
 
 PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 #: The picture the camera widget is asked for. Without it, ``st.camera_input`` hands over the
-#: picture at the size it shows it (about 360 pixels wide on a phone), where a table's tiles are
+#: picture at the size it shows it (358 x 269 on a phone page, tests/test_browser.py), where a table's tiles are
 #: 10-25 pixels long: F1 0.797 on the held-out editions' phone photos so shrunk, 0.973 at 1080p, the
 #: camera's own frame, 1080 pixels on its shorter side (``python -m training.camera_captures``;
 #: figures in ``README.md``, "Reading photos").

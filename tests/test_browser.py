@@ -91,13 +91,17 @@ def server(tmp_path):
         print("server log, last lines:", *(tmp_path / "server.log").read_text(errors="replace").splitlines()[-40:], sep="\n")
 
 
+#: Chromium's own test camera (a green frame of up to 4K), allowed without asking.
+FAKE_CAMERA_ARGS = ["--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream"]
+
+
 @contextmanager
-def chromium_page(tmp_path: Path, viewport: dict[str, int], **options):
+def chromium_page(tmp_path: Path, viewport: dict[str, int], extra_args: tuple[str, ...] = (), **options):
     """A fresh headless Chromium page with its own profile directory."""
     with playwright_sync.sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             str(tmp_path / "chromium-profile"), executable_path=str(CHROMIUM), headless=True,
-            args=CHROMIUM_ARGS, viewport=viewport, **options,
+            args=CHROMIUM_ARGS + list(extra_args), viewport=viewport, **options,
         )
         try:
             yield context.pages[0] if context.pages else context.new_page()
@@ -486,3 +490,21 @@ def test_a_12mp_photo_is_read_and_answered_and_the_times_are_reported(server, pa
     print(f"12 MP photo in the app: {timings}")
     if os.environ.get("TIMINGS_FILE"):
         Path(os.environ["TIMINGS_FILE"]).write_text(json.dumps(timings) + "\n")
+
+
+def test_the_phone_camera_hands_over_its_own_frame_not_the_widget_size(server, tmp_path):
+    """Without a resolution, Streamlit's camera widget hands over the picture at the size it shows
+    it (358 x 269 on this phone page, whatever the camera's frame), where tiles are too small to
+    read; the app asks for 1080p, so the photo it gets is the camera's frame (app.components)."""
+    with chromium_page(tmp_path, PHONE, FAKE_CAMERA_ARGS, is_mobile=True, has_touch=True, permissions=["camera"]) as phone:
+        phone.goto(server, wait_until="networkidle")
+        phone.get_by_text("Use the camera").first.click(timeout=STEP_TIMEOUT_MS)
+        phone.wait_for_function("() => { const v = document.querySelector('video'); return v && v.videoHeight > 0 }",
+                                timeout=STEP_TIMEOUT_MS)
+        phone.wait_for_timeout(1000)  # the button is enabled once the stream has started
+        phone.get_by_role("button", name="Take Photo").first.dispatch_event("click")
+        snapshot = '[data-testid="stCameraInput"] img'
+        phone.wait_for_function(f"() => {{ const i = document.querySelector('{snapshot}'); return i && i.naturalWidth > 0 }}",
+                                timeout=STEP_TIMEOUT_MS)
+        width, height = phone.evaluate(f"() => {{ const i = document.querySelector('{snapshot}'); return [i.naturalWidth, i.naturalHeight] }}")
+    assert min(width, height) >= 1080, (width, height)

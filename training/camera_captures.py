@@ -4,10 +4,10 @@
     python -m training.evaluate --testsets data/testsets-camera/CAPTURE --sets held-out-phone ...
 
 The Play page can take its photo with ``st.camera_input`` instead of an upload. Without a
-``resolution`` that widget returns the picture at the size it *shows* it: its screenshot is the
-video element's width in CSS pixels (about 360 on a phone, at most 704 on the app's centred
-page), so a table's tiles come out 10-25 pixels long, where the reader misreads a quarter of
-them. Asked for ``"1080p"``, it returns the camera's own frame, 1080 pixels on its shorter side.
+``resolution`` that widget returns the picture at the size it *shows* it, whatever the camera's
+frame (358 x 269 on a phone-sized page in Chromium, ``tests/test_browser.py``; at most 704 pixels
+wide on the app's centred page), so a table's tiles come out 10-25 pixels long. Asked for
+``"1080p"``, it returns the camera's own frame, 1080 pixels on its shorter side.
 This writes each photo of the 12 MP sets shrunk to each capture's size (area averaging, as a
 camera's scaler shrinks its sensor's image) with its labels scaled alike, one folder per capture,
 so that the evaluation reads them as the app would get them (:data:`CAPTURES`).
