@@ -124,3 +124,19 @@ def test_each_round_of_photos_draws_scenes_no_other_round_nor_test_set_draws():
     rounds = ["reader_more_photos.yaml", "reader_more_photos2.yaml", "reader_more_photos3.yaml", "reader_more_photos4.yaml"]
     seeds = [load_config(configs / name)["editions"]["scene_seed"] for name in rounds]
     assert len(set(seeds)) == len(seeds) and not set(seeds) & {t.seed for t in TEST_SETS}
+
+
+def test_the_masked_photos_round_draws_new_photos_and_keeps_the_masked_stage_whole():
+    """Session 22's round on the masked crops: other seeds than the stage it continues, the same
+    validation and real crops, and none of that stage's data overwritten."""
+    from pathlib import Path
+
+    from training.configs import load_config
+
+    configs = Path(__file__).resolve().parents[1] / "datasets" / "configs"
+    later, earlier = load_config(configs / "reader_masked_photos.yaml"), load_config(configs / "reader_masked.yaml")
+    new, old = later["editions"], earlier["editions"]
+    assert new["scene_seed"] != old["scene_seed"] and new["scenes"] == old["scenes"]
+    assert (new["val_scene_seed"], new["val_scenes"]) == (old["val_scene_seed"], old["val_scenes"])
+    assert later["dataset"] == earlier["dataset"]
+    assert len({new["out"], old["out"], later["fonts"]["out"], earlier["fonts"]["out"]}) == 4
