@@ -319,10 +319,9 @@ def test_a_read_only_database_shows_the_sheet_and_says_why_nothing_can_be_saved(
 
 
 def test_a_rack_photo_of_small_tiles_says_how_to_take_a_better_one(monkeypatch):
-    from vision.reading import small_tiles_note
     from solver.tiles import parse_tile
     from tests.test_app_play import read_tile
-    from vision.reading import Reading, ReadingKind
+    from vision.reading import Reading, ReadingKind, small_tiles_note
 
     def small_rack(image, kind="table", rules=None, profile=None):
         tiles = tuple(read_tile(parse_tile(n), box=(20.0 * i, 0.0, 20.0 * i + 18.0, 25.0)) for i, n in enumerate(("r7", "b2")))

@@ -186,6 +186,7 @@ def test_the_dashed_boxes_on_a_turn_photo_are_explained_under_it(monkeypatch):
     from dataclasses import replace
 
     from app.photos import doubtful_note
+    from vision.reading import small_tiles_note
 
     def read(image, kind="table", rules=None, profile=None):
         reading = fake_tables(image, kind, rules)
@@ -196,8 +197,6 @@ def test_the_dashed_boxes_on_a_turn_photo_are_explained_under_it(monkeypatch):
     assert at.session_state[TURN_START].doubtful == 3
     captions = texts(at.caption)
     assert captions.count(doubtful_note(3, "en")) == 2  # in the recorded start, and the start framed
-    from vision.reading import small_tiles_note
-
     # the stand-in's tiles are 30 px long: each photo says so under it (start, start framed, end)
     assert captions.count(small_tiles_note(30.0, "en")) == 3
     assert not any("Dashed boxes (0)" in c for c in captions)

@@ -501,8 +501,9 @@ def test_the_phone_camera_hands_over_its_own_frame_not_the_widget_size(server, t
         phone.get_by_text("Use the camera").first.click(timeout=STEP_TIMEOUT_MS)
         phone.wait_for_function("() => { const v = document.querySelector('video'); return v && v.videoHeight > 0 }",
                                 timeout=STEP_TIMEOUT_MS)
-        phone.wait_for_timeout(1000)  # the button is enabled once the stream has started
-        phone.get_by_role("button", name="Take Photo").first.dispatch_event("click")
+        take = phone.get_by_role("button", name="Take Photo").first
+        playwright_sync.expect(take).to_be_enabled(timeout=STEP_TIMEOUT_MS)  # once the stream has started
+        take.dispatch_event("click")  # the live video keeps the button from counting as stable for .click()
         snapshot = '[data-testid="stCameraInput"] img'
         phone.wait_for_function(f"() => {{ const i = document.querySelector('{snapshot}'); return i && i.naturalWidth > 0 }}",
                                 timeout=STEP_TIMEOUT_MS)
