@@ -618,13 +618,14 @@ def test_the_camera_is_asked_for_its_own_frame_not_the_widget_size(which):
 
 def test_the_small_tiles_note_says_how_long_the_tiles_are_and_only_below_the_line():
     from app.photos import photo_notes
-    from vision.reading import SMALL_TILE_PX, small_tiles_note, tile_length_px
+    from vision.detections import median_length
+    from vision.reading import SMALL_TILE_NOTE_PX, small_tiles_note
 
-    assert tile_length_px([(0, 0, 20, 30), (0, 0, 30, 24), (5, 5, 105, 45)]) == 30.0  # the median longer side
-    assert tile_length_px([]) == 0.0
+    assert median_length([(0, 0, 20, 30), (0, 0, 30, 24), (5, 5, 105, 45)]) == 30.0  # the median longer side
+    assert median_length([]) == 0.0
     note = small_tiles_note(29.6, "en")
     assert note is not None and "about 30 pixels" in note
-    assert small_tiles_note(SMALL_TILE_PX, "en") is None
+    assert small_tiles_note(SMALL_TILE_NOTE_PX, "en") is None
     assert small_tiles_note(0.0, "en") is None  # no tiles read: nothing to say about their size
     assert "30" in small_tiles_note(29.6, "ro") and small_tiles_note(29.6, "ro") != note  # translated
     assert photo_notes(2, 25.0, "en") == (small_tiles_note(25.0, "en"), doubtful_note_text(2))

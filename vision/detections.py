@@ -24,7 +24,15 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Detections", "box_iou", "box_overlap", "box_coverage"]
+__all__ = ["Detections", "box_iou", "box_overlap", "box_coverage", "median_length"]
+
+
+def median_length(boxes: np.ndarray | Sequence[Sequence[float]]) -> float:
+    """The median of the boxes' longer sides (xyxy; 0.0 for no boxes): how long a photo's tiles are."""
+    boxes = np.asarray(boxes).reshape(-1, 4)  # in their own precision: the detector's are float32
+    if not len(boxes):
+        return 0.0
+    return float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:

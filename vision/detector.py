@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from vision import yolo_io
-from vision.detections import Detections
+from vision.detections import Detections, median_length
 from vision.model_files import ModelFile, open_model
 
 __all__ = [
@@ -164,7 +164,7 @@ def tile_length_px(found: Detections, scale: float, conf: float = _SURE_CONF) ->
     """The median longer side of the confident boxes, in network-input pixels (``scale`` of them per
     photo pixel): the first estimate of tile size that picks the coarser input. None without any."""
     sure = found.with_min_confidence(max(conf, _SURE_CONF))
-    return float(np.median(np.maximum(sure.heights, sure.widths))) * scale if len(sure) else None
+    return median_length(sure.boxes) * scale if len(sure) else None
 
 
 def coarse_input(tile_long_px: float, imgsz: int, stride: int) -> int | None:

@@ -8,13 +8,13 @@ its tiles (:meth:`Reading.table_melds`, :meth:`Reading.rack`). Its JSON form is 
 from __future__ import annotations
 
 import enum
-import statistics
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from solver.i18n import DEFAULT_LANGUAGE, tile_label, tr
 from solver.tiles import Tile, parse_tile
+from vision.detections import median_length
 from vision.profiles import TileSample
 
 Box = tuple[float, float, float, float]
@@ -24,20 +24,15 @@ Box = tuple[float, float, float, float]
 #: sets, 36 % of the tiles under 40 pixels long were not read right, against 4 % of those of 40-80
 #: pixels (``python -m training.evaluate --cache DIR --sets selection calibration --json R.json``,
 #: ``errors_by_tile_size``; ``README.md``, "Reading photos"). A reading whose tiles are mostly that
-#: small says how to take a better photo (:func:`small_tiles_note`).
-SMALL_TILE_PX = 40.0
-
-
-def tile_length_px(boxes: Iterable[Box]) -> float:
-    """The median of the boxes' longer sides (0.0 for no boxes)."""
-    lengths = [max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes]
-    return float(statistics.median(lengths)) if lengths else 0.0
+#: small says how to take a better photo (:func:`small_tiles_note`). (In photo pixels; the detector's
+#: own ``SMALL_TILE_PX`` is in its network input's.)
+SMALL_TILE_NOTE_PX = 40.0
 
 
 def small_tiles_note(tile_px: float, lang: str = DEFAULT_LANGUAGE) -> str | None:
     """What to do about a photo whose tiles are ``tile_px`` long, when that is too small to read
     them well (None when it is not, or when no tile was read)."""
-    if not 0.0 < tile_px < SMALL_TILE_PX:
+    if not 0.0 < tile_px < SMALL_TILE_NOTE_PX:
         return None
     return tr(
         "The tiles in this photo are small (about {pixels} pixels long), and small tiles are often misread. "
@@ -225,7 +220,7 @@ class Reading:
     @property
     def tile_px(self) -> float:
         """How long the tiles are in the photo: the median of their boxes' longer sides (0.0 for none)."""
-        return tile_length_px(t.box for t in self.tiles)
+        return median_length([t.box for t in self.tiles])
 
     def messages(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
         """The problems in words, and a note when the tiles are too small to read well."""
