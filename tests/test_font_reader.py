@@ -140,3 +140,23 @@ def test_the_masked_photos_round_draws_new_photos_and_keeps_the_masked_stage_who
     assert (new["val_scene_seed"], new["val_scenes"]) == (old["val_scene_seed"], old["val_scenes"])
     assert later["dataset"] == earlier["dataset"]
     assert len({new["out"], old["out"], later["fonts"]["out"], earlier["fonts"]["out"]}) == 4
+
+
+def test_the_96px_round_crops_and_trains_at_one_size_on_new_photos_and_overwrites_no_other_recipe():
+    """Session 23's reader at 96 px: its crops are cut at the size it trains at (the reader crops
+    at the model's input size), its photos are drawn by no other recipe nor test set, and none of
+    the data folders of another recipe (its real-crop base included) is written again."""
+    from pathlib import Path
+
+    from training.configs import load_config
+    from training.testsets import TEST_SETS
+
+    configs = Path(__file__).resolve().parents[1] / "datasets" / "configs"
+    config = load_config(configs / "reader_96px.yaml")
+    assert config["dataset"]["crop_size"] == config["train"]["imgsz"] == 96
+    others = [load_config(path) for path in sorted(configs.glob("reader*.yaml")) if path.name != "reader_96px.yaml"]
+    seeds = {c["editions"]["scene_seed"] for c in others if "editions" in c}
+    assert config["editions"]["scene_seed"] not in seeds | {t.seed for t in TEST_SETS}
+    theirs = {c[part]["out"] for c in others for part in ("dataset", "editions", "fonts") if part in c}
+    ours = {config[part]["out"] for part in ("dataset", "editions", "fonts")}
+    assert len(ours) == 3 and not ours & theirs
