@@ -11,13 +11,16 @@ root took longer than the search. Objectives are integers with lexicographic wei
 about 10^9; tests/test_mip.py checks a one-unit tie-break survives under such a weight.
 A program whose relaxation is loose by a few units of a known size, with a solution known, can
 be solved by descending from the bound (:func:`solve_descending`): a few programs without the
-columns the relaxation's reduced costs rule out, each exact for the target it is solved at.
+columns the relaxation's reduced costs rule out, each exact for the target it is solved at; the
+caller may give it a hand-over for when the steps grow dear (the move solver splits the program
+by the old melds a move touches, :mod:`solver.split_search`).
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -327,9 +330,19 @@ def solve(program: IntegerProgram, time_limit_s: float, start: np.ndarray | None
 #: solution still gives the player its best move found, where a step stopped gives nothing.
 DESCENT_TIME_SHARE = 0.5
 DESCENT_COLUMN_SHARE = 0.5
+#: With a hand-over (:func:`solve_descending`), the descent hands over before a target whose
+#: program keeps this many columns: the steps before are small and end most descents, the later
+#: ones take seconds, where a hand-over taken sooner costs more than the steps it saves
+#: (``benchmarks/README.md``, session 24).
+HAND_OVER_COLUMNS = 4_500
+#: ``hand_over(relaxation, best solution known, score out of reach, seconds left)``.
+HandOver = Callable[["LinearSolution", np.ndarray, float, float], "Solution | None"]
 
 
-def solve_descending(program: IntegerProgram, step: float, time_limit_s: float, start: np.ndarray) -> Solution | None:
+def solve_descending(
+    program: IntegerProgram, step: float, time_limit_s: float, start: np.ndarray,
+    hand_over: HandOver | None = None,
+) -> Solution | None:
     """Solve ``program`` exactly like :func:`solve`, by targets descending from its relaxation's
     bound in steps of ``step`` towards the score of ``start``, a solution known: for each target,
     only the columns a solution reaching it may use.
@@ -344,7 +357,10 @@ def solve_descending(program: IntegerProgram, step: float, time_limit_s: float, 
     of 10,000-23,000 columns kept), a few small programs prove what one large one took seconds
     for. Once the target is the start's own score, the start reaches it, so that program is the
     last. The descent may stop before (:data:`DESCENT_TIME_SHARE`, :data:`DESCENT_COLUMN_SHARE`)
-    for one search of the whole program from the best solution known.
+    for one search of the whole program from the best solution known; given ``hand_over``, it
+    hands over to that before a target keeping :data:`HAND_OVER_COLUMNS` columns or more
+    (``hand_over(relaxation, best solution known, a score proven out of reach or inf, seconds
+    left)`` must solve the program exactly, or give its best solution found in time).
     A ``start`` that is not a whole solution (a column left open) gets :func:`solve` at once.
     Raises :class:`OutOfTime` when the time limit came before any solution.
     """
@@ -366,11 +382,14 @@ def solve_descending(program: IntegerProgram, step: float, time_limit_s: float, 
         return Solution(values, True)
     loss = np.where(program.continuous, -np.inf, -linear.reduced)
     budget = DESCENT_TIME_SHARE * time_limit_s
+    ceiling = math.inf  # the last target proven out of reach
     steps = 1
     while True:
         target = max(math.ceil(linear.bound - steps * step), floor)
         keep = np.flatnonzero(loss <= linear.slack(target))
         spent = time.monotonic() - began
+        if hand_over is not None and len(keep) >= HAND_OVER_COLUMNS:
+            return hand_over(linear, start, ceiling, left())
         if len(keep) > DESCENT_COLUMN_SHARE * len(program.objective) or spent >= budget:
             break
         last = target == floor  # the start reaches it: this program has a solution from the first node
@@ -390,6 +409,7 @@ def solve_descending(program: IntegerProgram, step: float, time_limit_s: float, 
             break
         if last:  # only rounding can get here; the whole program settles it
             break
+        ceiling = target
         steps += 1
     return solve(program, left(), start)
 

@@ -36,6 +36,7 @@ from .mip import INTEGRALITY_TOLERANCE, OutOfTime, SolverError
 from .mip import solve_linear as relax  # a name of its own: the backend comparison swaps it
 from .problem import Outcome, Pricing, Problem, Scope, scoped_weights, value_placed
 from .position import Objective, Position
+from .split_search import MAX_SETS, Split, set_count, solve_split
 from .suggestion import Suggestion
 from .table import InvalidTableError, check_table, interpret_as_laid
 from .tiles import JOKER_INDEX, NUM_KINDS
@@ -319,14 +320,48 @@ def _solve_reaching(
         hint = move_program.carried(start.problem, start.columns, start.values, problem, columns, len(program.objective))
     if scope is Scope.TIE_BREAK and hint is not None:
         # Its relaxation is loose by a few tiles staying in place: descend one tile at a time
-        # towards the move that proved the best score.
-        solution = mip.solve_descending(program, float(weights.stay), deadline.left(), hint)
+        # towards the move that proved the best score, then split by the melds a move touches.
+        hand_over = _by_touched_melds(
+            program, lambda: _touched_melds(problem, columns, objective, weight, floor, float(weights.stay)),
+        )
+        solution = mip.solve_descending(program, float(weights.stay), deadline.left(), hint, hand_over=hand_over)
     else:
         solution = mip.solve(program, deadline.left(), start=hint)
     if solution is None:
         return None
     outcome = move_program.read(problem, columns, objective, solution.values, solution.optimal)
     return _Reached(outcome, problem, columns, solution.values)
+
+
+def _touched_melds(
+    problem: Problem, columns: move_program.Columns, objective: Objective, weight: int, floor: int, step: float,
+) -> Split:
+    """How the tie-break program at ``floor`` splits by the free melds a move touches
+    (:mod:`solver.split_search`). Every move reaching a floor no move scores above keeps exactly
+    the most melds that score allows, so all touch as many; the surrogate is the program of the
+    leading criteria at the same floor, whose moves keep the same melds: a move of the
+    tie-break's program is one of it once each continuation is read as its new meld laid and
+    each run longer than the base catalogue's split into base runs, which the catalogue holds
+    whenever it holds the longer run (:func:`_priced`)."""
+    leading = move_program.columns(problem, Scope.LEADING)
+    surrogate = move_program.program(problem, leading, objective, scoped_weights(problem, objective, Scope.LEADING))
+    surrogate = replace(surrogate, at_most=surrogate.at_most.stacked(move_program.reaching(leading, objective, weight, floor)))
+    kept = np.arange(len(problem.free))
+    return Split(columns.first(move_program.U) + kept, surrogate, leading.first(move_program.U) + kept, step)
+
+
+def _by_touched_melds(program: mip.IntegerProgram, split: Callable[[], Split]) -> mip.HandOver:
+    """The descent's hand-over: the search set by set (``split()`` builds the split, only if
+    the descent gets that far) when the sets are few enough, else one search of the whole
+    program."""
+
+    def hand_over(linear: mip.LinearSolution, start: np.ndarray, ceiling: float, left: float) -> mip.Solution | None:
+        parts = split()
+        if set_count(parts, start) > MAX_SETS:
+            return mip.solve(program, left, start)
+        return solve_split(program, parts, linear, start, ceiling, left)
+
+    return hand_over
 
 
 def _solve_initial(problem: Problem, objective: Objective, deadline: Deadline) -> Outcome:

@@ -1,0 +1,253 @@
+"""An integer program solved set by set: the sets of binary columns at zero.
+
+The tie-break program of a large table under repeated colours has a relaxation several tiles
+staying above its optimum, and descending from its bound (:func:`solver.mip.solve_descending`)
+can take seconds (``benchmarks/README.md``, session 24). Yet every one of its moves touches
+exactly as many free old melds as the move that proved the best score (they all keep exactly
+the most melds the best score allows), and of the sets of that many melds nearly none can be
+touched by a move. So the program splits: for each set ``S`` of the "left as laid" columns at
+zero (the others at one), the program with those columns fixed is small, and the optimum is the
+best of the sets' optima.
+
+Exactness. Let every solution of ``program`` hold exactly ``T`` of the :attr:`Split.columns` at
+zero and the rest at one (the caller's guarantee; ``T`` is read from the known solution). Then
+the optimum is the maximum over the sets of ``T`` columns of the program with them fixed, and a
+set may be passed over only when a proof says it holds no solution better than the best found:
+
+* *the program's relaxation* (weak duality, :func:`solver.mip.with_proof`): a solution scores
+  at most the bound less each fixed column's loss against its reduced cost;
+* *the surrogate's first phase*: :attr:`Split.surrogate` is a program over the same columns
+  (the same fixed values) that has a solution whenever ``program`` has one with those values.
+  Its first-phase relaxation (slacks on every row, their sum minimised) at one set gives duals
+  ``w``, and for every set ``w . (rhs - B u) + sum_j upper_j max(-w . A_j, 0) >= 0`` must hold if
+  the surrogate's relaxation has a solution at ``u`` (weak duality again; no column's bound
+  depends on the set, and ``B`` holds the fixed columns' coefficients). A set where this fails,
+  and every set the same duals rule out, has no solution;
+* *the surrogate itself*: a set where its integer program has no solution has none.
+
+Each remaining set's program is solved exactly after bound propagation drops the columns its
+rows hold at zero (each such column is zero in every solution with those values), best bound
+first, until no set's bound reaches one unit above the best found. A ceiling (a score known out
+of reach) ends the search as soon as the best found reaches it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .deadline import MIN_CALL_S
+from .mip import (
+    INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, _at_least, _columns, solve,
+    solve_linear,
+)
+
+#: More sets than this and the split is not tried (C(23, 4) = 8,855 on the positions measured).
+MAX_SETS = 20_000
+#: A first-phase bound must lie this far below zero to rule a set out (nearer is rounding).
+CUT_TOLERANCE = 1e-6
+
+
+@dataclass(frozen=True)
+class Split:
+    """How a program splits: its binary ``columns`` (each 0 or 1 in every solution) and a
+    smaller ``surrogate`` program whose columns ``surrogate_columns`` stand for the same choices
+    (see the module docstring for what it must promise)."""
+
+    columns: np.ndarray
+    surrogate: IntegerProgram
+    surrogate_columns: np.ndarray
+    #: The unit the relaxation is loose in (one tile staying in place): each set's program is
+    #: solved descending from its bound in these steps.
+    step: float
+
+
+def set_count(split: Split, start: np.ndarray) -> int:
+    """How many sets the split of ``start``'s program would look at."""
+    zeros = int(np.sum(start[split.columns] < 0.5))
+    return math.comb(len(split.columns), zeros)
+
+
+def solve_split(
+    program: IntegerProgram, split: Split, linear: LinearSolution, start: np.ndarray, ceiling: float,
+    time_limit_s: float,
+) -> Solution:
+    """The optimum of ``program`` found set by set (module docstring), from ``start``, a whole
+    solution; ``linear`` is the program's relaxation, ``ceiling`` a score no solution reaches
+    (``inf`` if none is known). When the time limit stops the search, the best solution found
+    (``start`` at worst), not marked optimal."""
+    began = time.monotonic()
+
+    def left() -> float:
+        return max(time_limit_s - (time.monotonic() - began), MIN_CALL_S)
+
+    cols = split.columns
+    t = int(np.sum(start[cols] < 0.5))
+    sets = np.ones((math.comb(len(cols), t), len(cols)))
+    for i, zeros in enumerate(itertools.combinations(range(len(cols)), t)):
+        sets[i, list(zeros)] = 0.0
+    loss = np.where(program.continuous, -np.inf, -linear.reduced)
+    reduced = linear.reduced[cols]
+    bound = linear.bound - sets @ np.maximum(-reduced, 0.0) - (1.0 - sets) @ np.maximum(reduced, 0.0)
+    tolerance = INTEGRALITY_TOLERANCE * max(1.0, abs(linear.bound))
+    open_sets = np.ones(len(sets), dtype=bool)
+    best, best_score = start, float(program.objective @ start)
+    surrogate_rows = split.surrogate.equal.stacked(split.surrogate.at_most)
+    while best_score + 1.0 < ceiling - tolerance:
+        worth = np.flatnonzero(open_sets & (bound >= best_score + 1.0 - tolerance))
+        if not len(worth):
+            return Solution(best, True)
+        if time.monotonic() - began >= time_limit_s:
+            return Solution(best, False)
+        i = int(worth[np.argmax(bound[worth])])
+        open_sets[i] = False
+        values = sets[i]
+        # The first phase keeps every column: its duals must price the columns other sets free.
+        first = solve_linear(phase_one(fixed(split.surrogate, split.surrogate_columns, values, False).program), None, left())
+        if first is not None:
+            slope, level = _cut(split.surrogate, surrogate_rows, split.surrogate_columns, first.duals)
+            proven = level + sets @ slope < -CUT_TOLERANCE
+            if proven[i]:  # the relaxation has no solution here, nor where the same duals say so
+                open_sets &= ~proven
+                continue
+        try:
+            if solve(fixed(split.surrogate, split.surrogate_columns, values).program, left()) is None:
+                continue
+            part = fixed(program, cols, values)
+            constant = round(float(program.objective @ part.constant))  # the fixed columns' score
+            better = math.floor(best_score + OBJECTIVE_TOLERANCE) + 1 - constant
+            found = _best_above(
+                part.program, loss[part.kept], bound[i] - constant, better, ceiling - constant, split.step, tolerance, left,
+            )
+        except OutOfTime:
+            return Solution(best, False)
+        if found is None:
+            continue
+        whole = part.whole(found.values)
+        score = float(program.objective @ whole)
+        if score > best_score:
+            best, best_score = whole, score
+        if not found.optimal:
+            return Solution(best, False)
+    return Solution(best, True)
+
+
+def _best_above(
+    program: IntegerProgram, loss: np.ndarray, bound: float, better: int, ceiling: float, step: float,
+    tolerance: float, left: Callable[[], float],
+) -> Solution | None:
+    """The optimum of one set's ``program`` if it scores at least ``better``, else None, by targets
+    descending from the set's ``bound`` in steps of ``step``, as :func:`solver.mip.solve_descending`
+    does: a solution reaching a target leaves at zero every column whose ``loss`` (against the
+    relaxation's duals) exceeds ``bound - target``, so the first target some solution reaches
+    gives the optimum, and each target's program is a few hundred columns. Targets from
+    ``ceiling`` up are known out of reach and skipped; ``tolerance``: the rounding allowed on the
+    whole program's bound."""
+    steps = 1
+    while math.ceil(bound - steps * step) >= ceiling:
+        steps += 1
+    while True:
+        target = max(math.ceil(bound - steps * step), better)
+        keep = np.flatnonzero(loss <= bound - target + tolerance)
+        found = solve(_at_least(_columns(program, keep), target), left())
+        if found is not None:
+            whole = np.zeros(len(program.objective))
+            whole[keep] = found.values
+            return Solution(whole, found.optimal)
+        if target == better:
+            return None
+        steps += 1
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A program with some columns fixed: what is left of it, and the way back."""
+
+    program: IntegerProgram
+    kept: np.ndarray  # the original index of each column left
+    constant: np.ndarray  # every column's fixed value (zero for those left)
+
+    def whole(self, values: np.ndarray) -> np.ndarray:
+        """A solution of the original program from one of :attr:`program`."""
+        whole = self.constant.copy()
+        whole[self.kept] = values
+        return whole
+
+
+def fixed(program: IntegerProgram, columns: np.ndarray, values: np.ndarray, propagate: bool = True) -> Fixed:
+    """``program`` with ``columns`` held at ``values``, and (``propagate``) without the columns
+    its rows then hold at zero (one pass of bound propagation: a column of positive coefficient
+    ``a`` in a row of right-hand side ``b`` is at most ``(b - least activity of the others) / a``)."""
+    n = len(program.objective)
+    constant = np.zeros(n)
+    constant[columns] = values
+    free = np.ones(n, dtype=bool)
+    free[columns] = False
+    upper = np.where(free, program.upper, 0.0)
+
+    def shifted(rows: Rows) -> Rows:
+        used = np.bincount(rows.rows, weights=rows.values * constant[rows.cols], minlength=len(rows))
+        return Rows(rows.rows, rows.cols, rows.values, rows.rhs - used)
+
+    equal, at_most = shifted(program.equal), shifted(program.at_most)
+    for rows in (equal, at_most) if propagate else ():
+        live = free[rows.cols]
+        r, c, a = rows.rows[live], rows.cols[live], rows.values[live]
+        least = np.where(a < 0, a * np.minimum(upper[c], 1e12), 0.0)
+        floor = np.bincount(r, weights=least, minlength=len(rows))
+        positive = a > 0
+        limit = (rows.rhs[r[positive]] - floor[r[positive]]) / a[positive]
+        limit = np.where(program.continuous[c[positive]], limit, np.floor(limit + INTEGRALITY_TOLERANCE))
+        np.minimum.at(upper, c[positive], np.maximum(limit, 0.0))
+    kept = np.flatnonzero(free & ((upper > 0) | program.continuous))
+    shrunk = IntegerProgram(program.objective, upper, equal, at_most, program.continuous)
+    return Fixed(_columns(shrunk, kept), kept, constant)
+
+
+def phase_one(program: IntegerProgram) -> IntegerProgram:
+    """``program`` with a slack on every row (two on an equality) and the sum of the slacks
+    to minimise, every column continuous: its optimum is zero exactly when the relaxation of
+    ``program`` has a solution."""
+    n, equal, at_most = len(program.objective), program.equal, program.at_most
+    ne, na = len(equal), len(at_most)
+    slacks = 2 * ne + na
+    eq = Rows(
+        np.r_[equal.rows, np.arange(ne), np.arange(ne)], np.r_[equal.cols, n + np.arange(ne), n + ne + np.arange(ne)],
+        np.r_[equal.values, np.ones(ne), -np.ones(ne)], equal.rhs,
+    )
+    am = Rows(np.r_[at_most.rows, np.arange(na)], np.r_[at_most.cols, n + 2 * ne + np.arange(na)],
+              np.r_[at_most.values, -np.ones(na)], at_most.rhs)
+    return IntegerProgram(
+        np.r_[np.zeros(n), -np.ones(slacks)], np.r_[program.upper, np.full(slacks, np.inf)], eq, am,
+        np.ones(n + slacks, dtype=bool),
+    )
+
+
+def _cut(program: IntegerProgram, rows: Rows, columns: np.ndarray, duals: np.ndarray) -> tuple[np.ndarray, float]:
+    """``(slope, level)``: for every value ``u`` of ``columns``, ``level + slope . u`` bounds the
+    first-phase optimum of ``program`` with ``columns`` at ``u`` from above (negative: no
+    solution). ``duals``: the first phase's, rows as in ``rows`` (equalities first).
+
+    Any duals prove such a bound once the slacks price at or below zero (an equality's dual
+    within [-1, 1], an at-most row's within [0, 1]): they are clipped and scaled into that box
+    (a bound from scaled duals is the scaled bound), so a solver's tolerances never make a
+    cut that a solution violates."""
+    duals = duals.copy()
+    duals[len(program.equal):] = np.maximum(duals[len(program.equal):], 0.0)
+    duals /= max(1.0, float(np.max(np.abs(duals), initial=0.0)))
+    n = len(program.objective)
+    priced = -np.bincount(rows.cols, weights=rows.values * duals[rows.rows], minlength=n)
+    others = np.ones(n, dtype=bool)
+    others[columns] = False
+    gain = np.where(others, np.maximum(priced, 0.0), 0.0)
+    with np.errstate(invalid="ignore"):
+        level = float(duals @ rows.rhs + np.sum(np.where(gain > 0, program.upper * gain, 0.0)))
+    return priced[columns], level
+
+
+__all__ = ["MAX_SETS", "Split", "fixed", "phase_one", "set_count", "solve_split"]
