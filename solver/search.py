@@ -345,7 +345,8 @@ def _touched_melds(
     whenever it holds the longer run (:func:`_priced`)."""
     leading = move_program.columns(problem, Scope.LEADING)
     surrogate = move_program.program(problem, leading, objective, scoped_weights(problem, objective, Scope.LEADING))
-    surrogate = replace(surrogate, at_most=surrogate.at_most.stacked(move_program.reaching(leading, objective, weight, floor)))
+    reach = move_program.reaching(leading, objective, weight, floor)
+    surrogate = replace(surrogate, at_most=surrogate.at_most.stacked(reach))
     kept = np.arange(len(problem.free))
     return Split(columns.first(move_program.U) + kept, surrogate, leading.first(move_program.U) + kept, step)
 

@@ -43,8 +43,8 @@ import numpy as np
 
 from .deadline import MIN_CALL_S
 from .mip import (
-    INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, _at_least, _columns, solve,
-    solve_linear,
+    INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, _at_least,
+    _columns, solve, solve_linear,
 )
 
 #: More sets than this and the split is not tried (C(23, 4) = 8,855 on the positions measured).
@@ -108,7 +108,8 @@ def solve_split(
         open_sets[i] = False
         values = sets[i]
         # The first phase keeps every column: its duals must price the columns other sets free.
-        first = solve_linear(phase_one(fixed(split.surrogate, split.surrogate_columns, values, False).program), None, left())
+        whole_surrogate = fixed(split.surrogate, split.surrogate_columns, values, False).program
+        first = solve_linear(phase_one(whole_surrogate), None, left())
         if first is not None:
             slope, level = _cut(split.surrogate, surrogate_rows, split.surrogate_columns, first.duals)
             proven = level + sets @ slope < -CUT_TOLERANCE
@@ -122,7 +123,8 @@ def solve_split(
             constant = round(float(program.objective @ part.constant))  # the fixed columns' score
             better = math.floor(best_score + OBJECTIVE_TOLERANCE) + 1 - constant
             found = _best_above(
-                part.program, loss[part.kept], bound[i] - constant, better, ceiling - constant, split.step, tolerance, left,
+                part.program, loss[part.kept], bound[i] - constant, better, ceiling - constant, split.step, tolerance,
+                left,
             )
         except OutOfTime:
             return Solution(best, False)

@@ -1,5 +1,6 @@
 """The search set by set (:mod:`solver.split_search`): the same optimum as one search, cuts that
-never rule out a set with a solution, and the solver's answers with it still exact."""
+never rule out a set with a solution, the descent's hand-over, and the solver's answers with it
+still exact."""
 
 from __future__ import annotations
 
@@ -24,9 +25,9 @@ def _rows(dense: np.ndarray, rhs: np.ndarray) -> Rows:
 
 def _touching(seed: int, needed: int = 1) -> IntegerProgram:
     """Like a move: ``MELDS`` binary "left as laid" columns first, exactly ``TOUCHED`` of them at
-    zero; then pieces (binary), each usable only if its meld is touched, packed over items; a
-    piece of each touched meld... and ``needed`` pieces of melds 0-1 must be laid, so that most
-    sets have no solution. Scores: untouched melds, and pieces in units."""
+    zero; then four pieces per meld (binary), each usable only if its meld is touched, packed over
+    items; at least ``needed`` pieces of melds 0 and 1 must be laid, so that many sets have no
+    solution. Scores: untouched melds in tens, pieces in units."""
     rng = np.random.default_rng(seed)
     pieces = 4 * MELDS
     n = MELDS + pieces
