@@ -208,3 +208,15 @@ def test_the_solver_split_at_once_by_the_melds_touched_stays_exact(monkeypatch, 
     position, objective = dealt_position("repeated-colours", seed, SWEEP_TABLES["repeated-colours"], (5, 10, 14))
     assert solver_score(position, objective) == exact_optimum(position, objective)
     assert splits
+
+
+def test_too_many_sets_hand_over_to_one_search_of_the_whole_program(monkeypatch) -> None:
+    from solver import search
+
+    program = _touching(4)
+    linear = solve_linear(program)
+    expected = program.objective @ solve(program, 60.0).values
+    monkeypatch.setattr(search, "solve_split", lambda *args: pytest.fail("the sets are too many to search"))
+    monkeypatch.setattr(search, "MAX_SETS", math.comb(MELDS, TOUCHED) - 1)
+    found = search._by_touched_melds(program, lambda: _split(program))(linear, _start(program), math.inf, 60.0)
+    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
