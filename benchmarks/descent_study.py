@@ -12,7 +12,8 @@ CPU seconds of each, and whether both found the same optimum. Then the move as a
 builds the programs without the rows on the rack's share of the free groups
 (``move_program._rack_share_rows``). A study for the solver's developers (issue 17), not a
 benchmark of the product: the descent's hand-over to a whole search (``mip.DESCENT_TIME_SHARE``,
-``DESCENT_COLUMN_SHARE``) is off here, so that its own time shows.
+``DESCENT_COLUMN_SHARE``) and to the search set by set (``solver.split_search``) are off in the
+descent timed here, so that its own time shows; the move as a player gets it has both.
 """
 
 from __future__ import annotations
@@ -39,9 +40,9 @@ def last_program(position) -> tuple[mip.IntegerProgram, float, np.ndarray] | Non
     seen: list = []
     descend = mip.solve_descending
 
-    def recording(program, step, time_limit_s, start):
+    def recording(program, step, time_limit_s, start, hand_over=None):
         seen.append((program, step, start))
-        return descend(program, step, time_limit_s, start)
+        return descend(program, step, time_limit_s, start, hand_over)
 
     mip.solve_descending = recording
     try:

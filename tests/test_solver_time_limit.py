@@ -36,8 +36,10 @@ class Calls:
     def __call__(self, program: mip.IntegerProgram, time_limit_s: float, start=None) -> mip.Solution | None:
         return self._answer(lambda: self.solve(program, time_limit_s, start), time_limit_s)
 
-    def descending(self, program: mip.IntegerProgram, step: float, time_limit_s: float, start) -> mip.Solution | None:
-        return self._answer(lambda: self.solve_descending(program, step, time_limit_s, start), time_limit_s)
+    def descending(
+        self, program: mip.IntegerProgram, step: float, time_limit_s: float, start, hand_over=None,
+    ) -> mip.Solution | None:
+        return self._answer(lambda: self.solve_descending(program, step, time_limit_s, start, hand_over), time_limit_s)
 
     def _answer(self, solving, time_limit_s: float) -> mip.Solution | None:
         self.limits.append(time_limit_s)
