@@ -144,7 +144,9 @@ def _solve_large(
     criteria only (so an old meld's continuations other than left untouched drop out): they
     are small, and proving targets out of reach is most of the work. The rest of the tie-break
     at that score is then settled from the move that proved it, one tile staying in place at a
-    time down from the tie-break's own bound (:func:`solver.mip.solve_descending`). The whole
+    time down from the tie-break's own bound (:func:`solver.mip.solve_descending`), and once
+    those programs grow large, set by set over the old melds a move touches
+    (:mod:`solver.split_search`, :func:`_touched_melds`). The whole
     table (``whole``: every candidate its tiles and the rack can form) is opened up only if the
     relaxation fails. A solve
     stopped by the deadline raises :class:`OutOfTime`, or gives the best move found by the
