@@ -26,9 +26,11 @@ set may be passed over only when a proof says it holds no solution better than t
 * *the surrogate itself*: a set where its integer program has no solution has none.
 
 Each remaining set's program is solved exactly after bound propagation drops the columns its
-rows hold at zero (each such column is zero in every solution with those values), best bound
-first, until no set's bound reaches one unit above the best found. A ceiling (a score known out
-of reach) ends the search as soon as the best found reaches it.
+rows hold at zero (each such column is zero in every solution with those values), descending
+from the set's own bound (the relaxation's bound less the fixed columns' losses) as the whole
+program's descent does, down to one unit above the best found; sets are taken best bound first,
+until no set's bound reaches one unit above the best found. A ceiling (a score known out of
+reach) ends the search once the best found lies one unit below it.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import itertools
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
