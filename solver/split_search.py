@@ -45,8 +45,8 @@ import numpy as np
 
 from .deadline import MIN_CALL_S
 from .mip import (
-    INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, _at_least,
-    _columns, solve, solve_linear,
+    INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError,
+    _at_least, _columns, solve, solve_linear,
 )
 
 #: More sets than this and the split is not tried (one search of the whole program instead); the
@@ -83,7 +83,8 @@ def solve_split(
     """The optimum of ``program`` found set by set (module docstring), from ``start``, a whole
     solution; ``linear`` is the program's relaxation, ``ceiling`` a score no solution reaches
     (``inf`` if none is known). When the time limit stops the search, the best solution found
-    (``start`` at worst), not marked optimal."""
+    (``start`` at worst), not marked optimal; if SCIP fails on a set's program, one search of the
+    whole program from the best solution found."""
     began = time.monotonic()
 
     def left() -> float:
@@ -131,6 +132,8 @@ def solve_split(
             )
         except OutOfTime:
             return Solution(best, False)
+        except SolverError:  # SCIP failed on one of the many small programs: one whole search
+            return solve(program, left(), best)
         if found is None:
             continue
         whole = part.whole(found.values)

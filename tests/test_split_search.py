@@ -235,3 +235,21 @@ def test_too_many_sets_hand_over_to_one_search_of_the_whole_program(monkeypatch)
     monkeypatch.setattr(search, "MAX_SETS", math.comb(MELDS, TOUCHED) - 1)
     found = search._by_touched_melds(program, lambda: _split(program))(linear, _start(program), math.inf, 60.0)
     assert found.optimal and program.objective @ found.values == pytest.approx(expected)
+
+
+def test_a_solver_failure_on_a_set_falls_back_to_one_search_of_the_whole_program(monkeypatch) -> None:
+    program = _touching(2)
+    expected = program.objective @ solve(program, 60.0).values
+    inner = split_search.solve
+    calls = []
+
+    def failing_once(p, t, start=None):
+        calls.append(len(p.objective))
+        if len(calls) == 1:
+            raise mip.SolverError("the MIP solver returned status ABNORMAL")
+        return inner(p, t, start)
+
+    monkeypatch.setattr(split_search, "solve", failing_once)
+    found = solve_split(program, _split(program), solve_linear(program), _start(program), math.inf, 60.0)
+    assert calls[-1] == len(program.objective)  # the whole program, after the failure
+    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
