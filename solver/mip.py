@@ -394,24 +394,32 @@ def solve_descending(
             break
         last = target == floor  # the start reaches it: this program has a solution from the first node
         try:
-            found = solve(
-                _at_least(_columns(program, keep), target), left() if last else budget - spent,
-                start[keep] if last else None,
-            )
+            found = solve_narrowed(program, keep, target, left() if last else budget - spent, start if last else None)
         except OutOfTime:
             break
         if found is not None:
-            whole = np.zeros(len(program.objective))
-            whole[keep] = found.values
             if found.optimal or last:
-                return Solution(whole, found.optimal)
-            start = whole  # stopped with a solution reaching the target: a better start
+                return found
+            start = found.values  # stopped with a solution reaching the target: a better start
             break
         if last:  # only rounding can get here; the whole program settles it
             break
         ceiling = target
         steps += 1
     return solve(program, left(), start)
+
+
+def solve_narrowed(
+    program: IntegerProgram, keep: np.ndarray, target: int, time_limit_s: float, start: np.ndarray | None = None,
+) -> Solution | None:
+    """``program`` with only the columns ``keep`` and ``objective >= target`` (one step of a
+    descent), its solution given back in ``program``'s columns; ``start`` in those too."""
+    found = solve(_at_least(_columns(program, keep), target), time_limit_s, None if start is None else start[keep])
+    if found is None:
+        return None
+    whole = np.zeros(len(program.objective))
+    whole[keep] = found.values
+    return Solution(whole, found.optimal)
 
 
 def _score(program: IntegerProgram, start: np.ndarray | None) -> int | None:

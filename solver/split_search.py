@@ -39,14 +39,14 @@ import itertools
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .deadline import MIN_CALL_S
 from .mip import (
     INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError,
-    _at_least, _columns, solve, solve_linear,
+    _columns, solve, solve_linear, solve_narrowed, with_proof,
 )
 
 #: More sets than this and the split is not tried (one search of the whole program instead); the
@@ -101,7 +101,6 @@ def solve_split(
     tolerance = INTEGRALITY_TOLERANCE * max(1.0, abs(linear.bound))
     open_sets = np.ones(len(sets), dtype=bool)
     best, best_score = start, float(program.objective @ start)
-    surrogate_rows = split.surrogate.equal.stacked(split.surrogate.at_most)
     while best_score + 1.0 < ceiling - tolerance:
         worth = np.flatnonzero(open_sets & (bound >= best_score + 1.0 - tolerance))
         if not len(worth):
@@ -115,7 +114,7 @@ def solve_split(
         whole_surrogate = fixed(split.surrogate, split.surrogate_columns, values, False).program
         first = solve_linear(phase_one(whole_surrogate), None, left())
         if first is not None:
-            slope, level = _cut(split.surrogate, surrogate_rows, split.surrogate_columns, first.duals)
+            slope, level = _cut(split.surrogate, split.surrogate_columns, first.duals)
             proven = level + sets @ slope < -CUT_TOLERANCE
             if proven[i]:  # the relaxation has no solution here, nor where the same duals say so
                 open_sets &= ~proven
@@ -161,12 +160,9 @@ def _best_above(
         steps += 1
     while True:
         target = max(math.ceil(bound - steps * step), better)
-        keep = np.flatnonzero(loss <= bound - target + tolerance)
-        found = solve(_at_least(_columns(program, keep), target), left())
+        found = solve_narrowed(program, np.flatnonzero(loss <= bound - target + tolerance), target, left())
         if found is not None:
-            whole = np.zeros(len(program.objective))
-            whole[keep] = found.values
-            return Solution(whole, found.optimal)
+            return found
         if target == better:
             return None
         steps += 1
@@ -236,10 +232,10 @@ def phase_one(program: IntegerProgram) -> IntegerProgram:
     )
 
 
-def _cut(program: IntegerProgram, rows: Rows, columns: np.ndarray, duals: np.ndarray) -> tuple[np.ndarray, float]:
+def _cut(program: IntegerProgram, columns: np.ndarray, duals: np.ndarray) -> tuple[np.ndarray, float]:
     """``(slope, level)``: for every value ``u`` of ``columns``, ``level + slope . u`` bounds the
     first-phase optimum of ``program`` with ``columns`` at ``u`` from above (negative: no
-    solution). ``duals``: the first phase's, rows as in ``rows`` (equalities first).
+    solution). ``duals``: the first phase's (equalities first).
 
     Any duals prove such a bound once the slacks price at or below zero (an equality's dual
     within [-1, 1], an at-most row's within [0, 1]): they are clipped and scaled into that box
@@ -249,13 +245,10 @@ def _cut(program: IntegerProgram, rows: Rows, columns: np.ndarray, duals: np.nda
     duals[len(program.equal):] = np.maximum(duals[len(program.equal):], 0.0)
     duals /= max(1.0, float(np.max(np.abs(duals), initial=0.0)))
     n = len(program.objective)
-    priced = -np.bincount(rows.cols, weights=rows.values * duals[rows.rows], minlength=n)
-    others = np.ones(n, dtype=bool)
-    others[columns] = False
-    gain = np.where(others, np.maximum(priced, 0.0), 0.0)
-    with np.errstate(invalid="ignore"):
-        level = float(duals @ rows.rhs + np.sum(np.where(gain > 0, program.upper * gain, 0.0)))
-    return priced[columns], level
+    # The bound of the program scored on nothing, at these duals, less the fixed columns' part.
+    proof = with_proof(replace(program, objective=np.zeros(n)), np.zeros(n), duals)
+    slope = proof.reduced[columns]
+    return slope, proof.bound - float(np.sum(np.where(slope > 0, program.upper[columns] * slope, 0.0)))
 
 
 __all__ = ["MAX_SETS", "Split", "fixed", "phase_one", "set_count", "solve_split"]

@@ -108,7 +108,6 @@ def test_sets_without_a_solution_are_ruled_out_by_cuts_not_searched(monkeypatch)
 def test_a_cut_never_rules_out_a_set_whose_relaxation_has_a_solution(seed: int) -> None:
     program = _touching(seed, needed=2)
     melds = np.arange(MELDS)
-    rows = program.equal.stacked(program.at_most)
     sets = [np.array([0.0 if m in zeros else 1.0 for m in melds]) for zeros in itertools.combinations(melds, TOUCHED)]
     relaxed = []
     for values in sets:
@@ -117,7 +116,7 @@ def test_a_cut_never_rules_out_a_set_whose_relaxation_has_a_solution(seed: int) 
     cuts = 0
     for values in sets:
         first = solve_linear(phase_one(fixed(program, melds, values, False).program))
-        slope, level = split_search._cut(program, rows, melds, first.duals)
+        slope, level = split_search._cut(program, melds, first.duals)
         ruled_out = [level + slope @ other < -split_search.CUT_TOLERANCE for other in sets]
         assert not any(out and ok for out, ok in zip(ruled_out, relaxed))
         cuts += sum(ruled_out)
