@@ -29,23 +29,34 @@ from ortools.linear_solver.python import model_builder_helper as builder
 
 from .deadline import MIN_CALL_S
 
-#: Exact (zero gap), single-threaded, light root (see the module docstring).
+#: Primal heuristics SCIP runs by default that these programs do without: the searches start from
+#: a known solution or prove a target out of reach, where a heuristic's solution is either not
+#: needed or cannot exist. Measured on the steps of the tie-break's descent of table 90 + rack 14
+#: under repeated colours (session 25, ``benchmarks/README.md``): of 0.8 s on one step, diving
+#: heuristics took 0.15 s and a restart after the root's strong branching most of the rest; the
+#: heuristics that complete and try given solutions (``completesol``, ``trysol``) stay on, since
+#: a caller's start (:func:`solve`) reaches SCIP through them.
+_HEURISTICS_OFF = (
+    "feaspump", "rens", "alns", "rins", "crossover", "locks", "trivial",
+    "actconsdiving", "adaptivediving", "coefdiving", "conflictdiving", "distributiondiving", "farkasdiving",
+    "fracdiving", "guideddiving", "linesearchdiving", "objpscostdiving", "pscostdiving", "rootsoldiving",
+    "veclendiving", "dins", "gins", "mutation", "trustregion", "lpface", "dps", "padm", "ofins", "undercover",
+    "multistart", "subnlp", "shiftandpropagate", "bound", "clique", "vbounds", "intshifting", "shifting",
+    "oneopt", "zirounding", "simplerounding", "rounding", "randrounding",
+)
+#: Exact (zero gap), single-threaded, light root (see the module docstring): no presolve rounds,
+#: no cutting planes, no restart, no symmetry handling and the heuristics above off.
 SCIP_PARAMETERS = """\
 limits/gap = 0
 limits/absgap = 0
 parallel/maxnthreads = 1
 lp/threads = 1
 presolving/maxrounds = 0
+presolving/maxrestarts = 0
+misc/usesymmetry = 0
 separating/maxroundsroot = 0
 separating/maxrounds = 0
-heuristics/feaspump/freq = -1
-heuristics/rens/freq = -1
-heuristics/alns/freq = -1
-heuristics/rins/freq = -1
-heuristics/crossover/freq = -1
-heuristics/locks/freq = -1
-heuristics/trivial/freq = -1
-"""
+""" + "".join(f"heuristics/{name}/freq = -1\n" for name in _HEURISTICS_OFF)
 #: SCIP with its own presolve, cuts and heuristics (still exact and single-threaded): for the
 #: rare program on which the light root ends in an internal error (UNKNOWN_STATUS, "invalid
 #: SCIP status"; tests/data/scip_unknown_status.npz, an infeasible program, is one).
@@ -358,9 +369,9 @@ def solve_descending(
     for. Once the target is the start's own score, the start reaches it, so that program is the
     last. The descent may stop before (:data:`DESCENT_TIME_SHARE`, :data:`DESCENT_COLUMN_SHARE`)
     for one search of the whole program from the best solution known; given ``hand_over``, it
-    hands over to that before a target keeping :data:`HAND_OVER_COLUMNS` columns or more
-    (``hand_over(relaxation, best solution known, a score proven out of reach or inf, seconds
-    left)`` must solve the program exactly, or give its best solution found in time).
+    hands over to that instead, and also before a target keeping :data:`HAND_OVER_COLUMNS`
+    columns or more (``hand_over(relaxation, best solution known, a score proven out of reach or
+    inf, seconds left)`` must solve the program exactly, or give its best solution found in time).
     A ``start`` that is not a whole solution (a column left open) gets :func:`solve` at once.
     Raises :class:`OutOfTime` when the time limit came before any solution.
     """
@@ -389,7 +400,7 @@ def solve_descending(
         keep = np.flatnonzero(loss <= linear.slack(target))
         spent = time.monotonic() - began
         if hand_over is not None and len(keep) >= HAND_OVER_COLUMNS:
-            return hand_over(linear, start, ceiling, left())
+            break
         if len(keep) > DESCENT_COLUMN_SHARE * len(program.objective) or spent >= budget:
             break
         last = target == floor  # the start reaches it: this program has a solution from the first node
@@ -406,6 +417,8 @@ def solve_descending(
             break
         ceiling = target
         steps += 1
+    if hand_over is not None:
+        return hand_over(linear, start, ceiling, left())
     return solve(program, left(), start)
 
 

@@ -27,8 +27,9 @@ set may be passed over only when a proof says it holds no solution better than t
 
 Each remaining set's program is solved exactly after bound propagation drops the columns its
 rows hold at zero (each such column is zero in every solution with those values), descending
-from the set's own bound (the relaxation's bound less the fixed columns' losses) as the whole
-program's descent does, down to one unit above the best found; sets are taken best bound first,
+from the set's own bound (the relaxation's bound less the fixed columns' losses, or the set's
+own relaxation where that is tighter) as the whole program's descent does, down to one unit
+above the best found; sets are taken best bound first,
 until no set's bound reaches one unit above the best found. A ceiling (a score known out of
 reach) ends the search once the best found lies one unit below it.
 """
@@ -154,13 +155,25 @@ def _best_above(
     relaxation's duals) exceeds ``bound - target``, so the first target some solution reaches
     gives the optimum, and each target's program is a few hundred columns. Targets from
     ``ceiling`` up are known out of reach and skipped; ``tolerance``: the rounding allowed on the
-    whole program's bound."""
+    whole program's bound.
+
+    The set's own relaxation (a few hundred columns, milliseconds) usually bounds it tighter than
+    the whole program's duals do: then its bound and reduced costs take their place, and a set
+    it puts below ``better`` needs no search at all (session 25: the sets' descents of table
+    90 + rack 14 under repeated colours 0.25-0.6 s -> 0.04-0.2 s)."""
+    own = solve_linear(program, None, left())
+    if own is not None and own.bound < bound:
+        if own.best_possible < better:
+            return None
+        bound, loss, slack = own.bound, np.where(program.continuous, -np.inf, -own.reduced), own.slack
+    else:
+        slack = lambda target: bound - target + tolerance  # noqa: E731
     steps = 1
     while math.ceil(bound - steps * step) >= ceiling:
         steps += 1
     while True:
         target = max(math.ceil(bound - steps * step), better)
-        found = solve_narrowed(program, np.flatnonzero(loss <= bound - target + tolerance), target, left())
+        found = solve_narrowed(program, np.flatnonzero(loss <= slack(target)), target, left())
         if found is not None:
             return found
         if target == better:

@@ -155,6 +155,31 @@ def test_fixing_drops_only_columns_the_rows_hold_at_zero(seed: int) -> None:
         assert all(values[(column - MELDS) // 4] == 1.0 for column in dropped)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_a_sets_own_relaxation_bounds_its_search(monkeypatch, seed: int) -> None:
+    """One set's search starts from its own relaxation's bound when that is tighter than the
+    whole program's: the same optimum, no search at all when the bound lies below ``better``."""
+    program = _touching(seed)
+    linear = solve_linear(program)
+    values = np.r_[0.0, 0.0, np.ones(MELDS - 2)]
+    part = fixed(program, np.arange(MELDS), values)
+    constant = float(program.objective @ part.constant)
+    loss = np.where(program.continuous, -np.inf, -linear.reduced)[part.kept]
+    loose = linear.bound - constant  # the whole program's bound is no tighter than the set's
+    own = solve_linear(part.program)
+    optimum = solve(part.program, 60.0)
+    assert own is not None and optimum is not None and own.bound <= loose + 1e-9
+    score = part.program.objective @ optimum.values
+    left = lambda: 60.0  # noqa: E731
+    found = split_search._best_above(part.program, loss, loose, math.floor(score) - 5, math.inf, 1.0, 1e-6, left)
+    assert found is not None and part.program.objective @ found.values == pytest.approx(score)
+    steps = []
+    inner = split_search.solve_narrowed
+    monkeypatch.setattr(split_search, "solve_narrowed", lambda *args: steps.append(1) or inner(*args))
+    assert split_search._best_above(part.program, loss, loose, own.best_possible + 1, math.inf, 1.0, 1e-6, left) is None
+    assert not steps
+
+
 def test_a_score_proven_out_of_reach_ends_the_search_at_once(monkeypatch) -> None:
     program = _touching(3)
     start = _start(program)
@@ -203,6 +228,38 @@ def test_the_descent_hands_over_before_a_large_step_with_the_score_it_proved_out
         assert handed == [math.ceil(solve_linear(program).bound - 1.0)] and handed[0] > expected
         handed_over += 1
     assert handed_over >= 3
+
+
+@pytest.mark.parametrize("stop", ["column share", "out of time"])
+def test_a_descent_that_stops_early_hands_over_instead_of_searching_the_whole_program(monkeypatch, stop: str) -> None:
+    """Where the descent stops before its last step (a target keeping most columns, or a step out
+    of its time), the split takes over, not one search of the whole program (session 25: a
+    table 60 + rack 14 under repeated colours ran out of time in that search)."""
+    program = _touching(3)
+    inner = mip.solve
+    expected = program.objective @ inner(program, 60.0).values
+    whole = len(program.objective)
+    searched = []
+
+    def solve(p, t, start=None):
+        searched.append(len(p.objective))
+        if stop == "out of time":
+            raise mip.OutOfTime("stopped for the test")
+        return inner(p, t, start)
+
+    monkeypatch.setattr(mip, "DESCENT_COLUMN_SHARE", 0.0 if stop == "column share" else 1.0)
+    monkeypatch.setattr(mip, "solve", solve)
+    handed = []
+
+    def hand_over(linear, start, ceiling, left):
+        handed.append(ceiling)
+        monkeypatch.setattr(mip, "solve", inner)
+        return solve_split(program, _split(program), linear, start, ceiling, left)
+
+    found = mip.solve_descending(program, 1.0, 60.0, _start(program), hand_over=hand_over)
+    assert handed == [math.inf]  # nothing proven out of reach before
+    assert whole not in searched and len(searched) == (stop == "out of time")
+    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
 
 
 #: Seeds of the exact-checker sweep (tests/test_solver_exact.py) whose tie-break descends, small
