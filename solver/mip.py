@@ -344,7 +344,8 @@ DESCENT_COLUMN_SHARE = 0.5
 #: With a hand-over (:func:`solve_descending`), the descent hands over before a target whose
 #: program keeps this many columns: the steps before are small and end most descents, the later
 #: ones take seconds, where a hand-over taken sooner costs more than the steps it saves
-#: (``benchmarks/README.md``, session 24).
+#: (``benchmarks/README.md``, session 24). A descent that stops early over a program of this many
+#: columns hands over too (session 25); a smaller program is searched whole.
 HAND_OVER_COLUMNS = 4_500
 #: ``hand_over(relaxation, best solution known, score out of reach, seconds left)``.
 HandOver = Callable[["LinearSolution", np.ndarray, float, float], "Solution | None"]
@@ -369,9 +370,11 @@ def solve_descending(
     for. Once the target is the start's own score, the start reaches it, so that program is the
     last. The descent may stop before (:data:`DESCENT_TIME_SHARE`, :data:`DESCENT_COLUMN_SHARE`)
     for one search of the whole program from the best solution known; given ``hand_over``, it
-    hands over to that instead, and also before a target keeping :data:`HAND_OVER_COLUMNS`
-    columns or more (``hand_over(relaxation, best solution known, a score proven out of reach or
-    inf, seconds left)`` must solve the program exactly, or give its best solution found in time).
+    hands over to that before a target keeping :data:`HAND_OVER_COLUMNS` columns or more, and
+    instead of that search when the whole program has that many (a smaller one is searched
+    whole in less time than the split takes; ``hand_over(relaxation, best solution known, a score
+    proven out of reach or inf, seconds left)`` must solve the program exactly, or give its best
+    solution found in time).
     A ``start`` that is not a whole solution (a column left open) gets :func:`solve` at once.
     Raises :class:`OutOfTime` when the time limit came before any solution.
     """
@@ -417,7 +420,7 @@ def solve_descending(
             break
         ceiling = target
         steps += 1
-    if hand_over is not None:
+    if hand_over is not None and len(program.objective) >= HAND_OVER_COLUMNS:
         return hand_over(linear, start, ceiling, left())
     return solve(program, left(), start)
 

@@ -231,10 +231,14 @@ def test_the_descent_hands_over_before_a_large_step_with_the_score_it_proved_out
 
 
 @pytest.mark.parametrize("stop", ["column share", "out of time"])
-def test_a_descent_that_stops_early_hands_over_instead_of_searching_the_whole_program(monkeypatch, stop: str) -> None:
+@pytest.mark.parametrize("large", [True, False])
+def test_a_descent_that_stops_early_over_a_large_program_hands_over_instead_of_searching_it_whole(
+    monkeypatch, stop: str, large: bool,
+) -> None:
     """Where the descent stops before its last step (a target keeping most columns, or a step out
-    of its time), the split takes over, not one search of the whole program (session 25: a
-    table 60 + rack 14 under repeated colours ran out of time in that search)."""
+    of its time), the split takes over from one search of the whole program when that program is
+    large (session 25: a table 60 + rack 14 under repeated colours ran out of time in that search);
+    a small one is searched whole (quicker than the split)."""
     program = _touching(3)
     inner = mip.solve
     expected = program.objective @ inner(program, 60.0).values
@@ -243,11 +247,12 @@ def test_a_descent_that_stops_early_hands_over_instead_of_searching_the_whole_pr
 
     def solve(p, t, start=None):
         searched.append(len(p.objective))
-        if stop == "out of time":
+        if stop == "out of time" and len(p.objective) < whole:
             raise mip.OutOfTime("stopped for the test")
         return inner(p, t, start)
 
     monkeypatch.setattr(mip, "DESCENT_COLUMN_SHARE", 0.0 if stop == "column share" else 1.0)
+    monkeypatch.setattr(mip, "HAND_OVER_COLUMNS", whole if large else whole + 1)
     monkeypatch.setattr(mip, "solve", solve)
     handed = []
 
@@ -257,8 +262,12 @@ def test_a_descent_that_stops_early_hands_over_instead_of_searching_the_whole_pr
         return solve_split(program, _split(program), linear, start, ceiling, left)
 
     found = mip.solve_descending(program, 1.0, 60.0, _start(program), hand_over=hand_over)
-    assert handed == [math.inf]  # nothing proven out of reach before
-    assert whole not in searched and len(searched) == (stop == "out of time")
+    narrowed = [True] if stop == "out of time" else []  # the one narrowed step tried
+    if large:
+        assert handed == [math.inf]  # nothing proven out of reach before
+        assert [size < whole for size in searched] == narrowed
+    else:
+        assert not handed and [size < whole for size in searched] == narrowed + [False]
     assert found.optimal and program.objective @ found.values == pytest.approx(expected)
 
 
