@@ -160,7 +160,7 @@ def _best_above(
     The set's own relaxation (a few hundred columns, milliseconds) usually bounds it tighter than
     the whole program's duals do: then its bound and reduced costs take their place, and a set
     it puts below ``better`` needs no search at all (session 25: the sets' descents of table
-    90 + rack 14 under repeated colours 0.25-0.6 s -> 0.04-0.2 s)."""
+    90 + rack 14 under repeated colours 0.25-0.58 s -> 0.02-0.11 s)."""
     own = solve_linear(program, None, left())
     if own is not None and own.bound < bound:
         if own.best_possible < better:
