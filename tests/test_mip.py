@@ -301,6 +301,7 @@ def test_program_that_ended_scips_light_root_in_an_error_is_solved() -> None:
     [
         (["UNKNOWN_STATUS", "INFEASIBLE"], None),
         (["UNKNOWN_STATUS", "UNKNOWN_STATUS"], mip.SolverError),
+        (["INVALID_SOLVER_PARAMETERS", "INFEASIBLE"], None),
         (["INFEASIBLE"], None),
     ],
 )
@@ -321,6 +322,18 @@ def test_an_error_status_is_retried_once_with_scips_own_settings(monkeypatch, st
         with pytest.raises(outcome, match="UNKNOWN_STATUS"):
             solve(program, time_limit_s=1.0)
     assert used == [mip.SCIP_PARAMETERS, mip.SCIP_CAREFUL_PARAMETERS][:len(statuses)]
+
+
+def test_the_installed_scip_knows_every_setting_of_the_light_root() -> None:
+    """A setting SCIP does not know makes every search fall back to SCIP's own, slower settings
+    (see mip.SCIP_CAREFUL_PARAMETERS): an OR-Tools upgrade that renames one must fail here."""
+    program = _stored_program("glop_abnormal")
+    model = mip.model_of(program)
+    mip._require_integers(model, program)
+    status = mip._scip(model, mip.SCIP_PARAMETERS, 10.0).status()
+    assert status in (mip.builder.SolveStatus.OPTIMAL, mip.builder.SolveStatus.INFEASIBLE)
+    bad = mip._scip(mip.model_of(program), mip.SCIP_PARAMETERS + "heuristics/nosuchheuristic/freq = -1\n", 10.0)
+    assert bad.status() == mip.builder.SolveStatus.INVALID_SOLVER_PARAMETERS
 
 
 def test_the_callers_time_left_also_bounds_the_relaxation() -> None:
