@@ -160,6 +160,12 @@ class LinearSolution:
         """How far below the bound ``target`` lies (with a little tolerance)."""
         return self.bound - target + self._slack_tolerance
 
+    def losses(self, program: IntegerProgram) -> np.ndarray:
+        """Per column of ``program``, how much the bound drops per unit the column rises from
+        zero (minus its reduced cost): a descent leaves out every integer column whose loss
+        exceeds the slack of its target; continuous columns are never left out (``-inf``)."""
+        return np.where(program.continuous, -np.inf, -self.reduced)
+
     def may_change(self, target: int) -> np.ndarray:
         """Mask of the columns that a solution scoring at least ``target`` may lower from
         their upper bound.
@@ -401,7 +407,7 @@ def solve_descending(
     values = _integral_optimum(program, linear)
     if values is not None:
         return Solution(values, True)
-    loss = np.where(program.continuous, -np.inf, -linear.reduced)
+    loss = linear.losses(program)
     budget = DESCENT_TIME_SHARE * time_limit_s
     ceiling = math.inf  # the last target proven out of reach
     steps = 1
@@ -409,9 +415,10 @@ def solve_descending(
         target = max(math.ceil(linear.bound - steps * step), floor)
         keep = np.flatnonzero(loss <= linear.slack(target))
         spent = time.monotonic() - began
-        if hand_over is not None and len(keep) >= HAND_OVER_COLUMNS:
-            break
-        if len(keep) > DESCENT_COLUMN_SHARE * len(program.objective) or spent >= budget:
+        if (
+            hand_over is not None and len(keep) >= HAND_OVER_COLUMNS
+            or len(keep) > DESCENT_COLUMN_SHARE * len(program.objective) or spent >= budget
+        ):
             break
         last = target == floor  # the start reaches it: this program has a solution from the first node
         try:

@@ -96,7 +96,7 @@ def solve_split(
     sets = np.ones((math.comb(len(cols), t), len(cols)))
     for i, zeros in enumerate(itertools.combinations(range(len(cols)), t)):
         sets[i, list(zeros)] = 0.0
-    loss = np.where(program.continuous, -np.inf, -linear.reduced)
+    loss = linear.losses(program)
     reduced = linear.reduced[cols]
     bound = linear.bound - sets @ np.maximum(-reduced, 0.0) - (1.0 - sets) @ np.maximum(reduced, 0.0)
     tolerance = INTEGRALITY_TOLERANCE * max(1.0, abs(linear.bound))
@@ -165,7 +165,7 @@ def _best_above(
     if own is not None and own.bound < bound:
         if own.best_possible < better:
             return None
-        bound, loss, slack = own.bound, np.where(program.continuous, -np.inf, -own.reduced), own.slack
+        bound, loss, slack = own.bound, own.losses(program), own.slack
     else:
         slack = lambda target: bound - target + tolerance  # noqa: E731
     steps = 1
