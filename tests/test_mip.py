@@ -227,6 +227,31 @@ def test_equalities_alone_are_solved() -> None:
     assert list(solution.values) == [0.0, 1.0]
 
 
+def test_a_column_listed_twice_in_one_row_counts_twice() -> None:
+    # a + a + b <= 2 and b >= 1 (as -b <= -1), maximise a + b over 0..2: a row's repeated entries
+    # add up (2a + b <= 2 gives a = 0, b = 2), as the rows' own arithmetic (and a start's check) reads them.
+    at_most = Rows(np.array([0, 0, 0, 1]), np.array([0, 0, 1, 1]), np.array([1.0, 1.0, 1.0, -1.0]), np.array([2.0, -1.0]))
+    program = IntegerProgram(np.ones(2), np.full(2, 2.0), Rows.empty(), at_most, np.zeros(2, dtype=bool))
+    solution = solve(program, time_limit_s=1.0)
+    assert solution is not None and solution.optimal
+    assert list(solution.values) == [0.0, 2.0]
+    assert not mip._meets_rows(program, np.array([1.0, 1.0]))  # 1 + 1 + 1 > 2
+    assert mip._meets_rows(program, np.array([0.0, 2.0]))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_models_matrix_is_the_rows_sum(seed: int) -> None:
+    # Random rows with repeated entries: the matrix handed to OR-Tools is their sum per row and column.
+    rng = np.random.default_rng(seed)
+    rows = Rows(rng.integers(0, 6, 80), rng.integers(0, 9, 80), rng.integers(-3, 4, 80).astype(np.float64), np.zeros(6))
+    expected = np.zeros((6, 9))
+    np.add.at(expected, (rows.rows, rows.cols), rows.values)
+    matrix = mip._csr(rows, 9)
+    assert np.array_equal(matrix.toarray(), expected)
+    # One entry per row and column (OR-Tools refuses a model that lists one twice).
+    assert matrix.nnz == len(set(zip(rows.rows.tolist(), rows.cols.tolist())))
+
+
 def test_unbounded_program_without_rows_is_an_error() -> None:
     program = IntegerProgram(np.ones(1), np.array([np.inf]), Rows.empty(), Rows.empty(), np.zeros(1, dtype=bool))
     with pytest.raises(SolverError, match="unbounded"):
