@@ -207,9 +207,9 @@ def _csr(rows: Rows, n: int) -> scipy.sparse.csr_matrix:
     """``rows`` as a sparse matrix of ``n`` columns, built in compressed form at once. SciPy's
     route through coordinates took 2-2.5 times as long (120-140 against 55-60 microseconds on the
     programs of table 10 + rack 14), and every relaxation and search of a move builds one: the
-    median move of tables 0-60 took up to a quarter less, most 5-15 % (``benchmarks/README.md``, session 26). Entries
-    repeated at one row and column are summed, as that route sums them: OR-Tools refuses a model
-    that lists one twice."""
+    median move of tables 0-60 took up to a quarter less, most 5-15 % (``benchmarks/README.md``,
+    session 26). Entries repeated at one row and column are summed, as that route sums them:
+    OR-Tools refuses a model that lists one twice."""
     order = np.lexsort((rows.cols, rows.rows))
     at, cols, values = rows.rows[order], rows.cols[order], rows.values[order].astype(np.float64)
     repeated = (at[1:] == at[:-1]) & (cols[1:] == cols[:-1])

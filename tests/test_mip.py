@@ -229,8 +229,10 @@ def test_equalities_alone_are_solved() -> None:
 
 def test_a_column_listed_twice_in_one_row_counts_twice() -> None:
     # a + a + b <= 2 and b >= 1 (as -b <= -1), maximise a + b over 0..2: a row's repeated entries
-    # add up (2a + b <= 2 gives a = 0, b = 2), as the rows' own arithmetic (and a start's check) reads them.
-    at_most = Rows(np.array([0, 0, 0, 1]), np.array([0, 0, 1, 1]), np.array([1.0, 1.0, 1.0, -1.0]), np.array([2.0, -1.0]))
+    # add up (2a + b <= 2 gives a = 0, b = 2), as the rows' own arithmetic (a start's check) reads them.
+    at_most = Rows(
+        np.array([0, 0, 0, 1]), np.array([0, 0, 1, 1]), np.array([1.0, 1.0, 1.0, -1.0]), np.array([2.0, -1.0])
+    )
     program = IntegerProgram(np.ones(2), np.full(2, 2.0), Rows.empty(), at_most, np.zeros(2, dtype=bool))
     solution = solve(program, time_limit_s=1.0)
     assert solution is not None and solution.optimal
