@@ -338,3 +338,43 @@ def test_the_reader_recipe_draws_its_close_ups_at_the_size_asked_and_nothing_els
     assert sorted(default.image.shape[:2]) == sorted(CLOSEUP_SIZE[::-1]) == [720, 1280]
     assert mixed_scene(other, TRAINING_EDITIONS, small)[0].image.shape[:2] == (720, 960)
     assert np.array_equal(mixed_scene(other, TRAINING_EDITIONS, small)[0].image, mixed_scene(other, TRAINING_EDITIONS)[0].image)
+
+
+def test_own_boxes_give_each_labelled_tile_the_detection_that_fits_it_best():
+    from training.generalised_reader import _own_boxes
+    from vision.detections import Detections
+
+    truth = np.array([[0, 0, 10, 20], [30, 0, 40, 20], [60, 0, 70, 20]], np.float32)
+    found = Detections(
+        np.array([[31, 1, 41, 21], [1, 0, 11, 20], [0, 0, 14, 20], [66, 0, 76, 20]], np.float32),
+        np.array([0.9, 0.8, 0.7, 0.6], np.float32),
+    )
+    own = _own_boxes(found, truth)
+    assert own[0] == (1.0, 0.0, 11.0, 20.0)  # the closer of two boxes on it, whatever their confidences
+    assert own[1] == (31.0, 1.0, 41.0, 21.0)
+    assert own[2] is None  # the only box near it overlaps it by less than MATCH_IOU
+    assert _own_boxes(Detections.empty(), truth) == [None, None, None]
+
+
+@needs_edition_fonts
+def test_the_reader_recipe_can_cut_tiles_at_the_detectors_own_boxes(monkeypatch):
+    """``tile_boxes="detector"``: a tile the detector found is cut at the detector's box, one it
+    missed at its label box; ``"label"`` ignores the detector's boxes."""
+    import training.generalised_reader as gr
+    from vision.crops import crop_tile
+    from vision.detections import Detections
+
+    seed = (1, 9)
+    scene, _ = gr.mixed_scene(seed, TRAINING_EDITIONS)
+    kept = [t for t in scene.tiles if t.visible >= 0.7]
+    shifted = np.array([t.box for t in kept[::2]], np.float32) + np.float32(2)  # every other kept tile, 2 px off
+    monkeypatch.setattr(gr, "_detections", lambda image: Detections(shifted, np.ones(len(shifted), np.float32)))
+    pairs, counts = gr.scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False, tile_boxes="detector")
+    assert counts["tiles"] == len(kept) and counts["at_detector_boxes"] == len(shifted)
+    crops = [crop for _, crop in pairs[: len(kept)]]
+    assert np.array_equal(crops[0], crop_tile(scene.image, tuple(map(float, shifted[0])), 32))
+    assert np.array_equal(crops[1], crop_tile(scene.image, kept[1].box, 32))  # missed: its label box (no jitter)
+    _, counts = gr.scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False)
+    assert counts["at_detector_boxes"] == 0
+    with pytest.raises(ValueError, match="tile_boxes"):
+        gr.scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False, tile_boxes="labels")

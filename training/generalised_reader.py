@@ -57,6 +57,10 @@ NOT_TILE = "not-tile"
 SCENE_MIX = (("closeup", 0.4), ("grid", 0.15), ("table", 0.3), ("rack", 0.15))
 #: A detection overlapping no labelled tile more than this is a false positive.
 FALSE_POSITIVE_IOU = 0.2
+#: A detection fits a labelled tile (and is that tile's box when tiles are cut at the detector's boxes) at this IoU.
+MATCH_IOU = 0.5
+#: Where a synthetic photo's tiles are cut (scene_sample's ``tile_boxes``).
+TILE_BOXES = ("label", "detector")
 
 __all__ = ["NOT_TILE", "widen_with_not_tile", "mixed_scene", "scene_sample", "build", "main"]
 
@@ -115,6 +119,7 @@ def mixed_scene(seed: Sequence[int], editions: Sequence[Edition], closeup_size: 
 def scene_sample(
     seed: Sequence[int], editions: Sequence[Edition], size: int, min_visible: float, box_jitter: float,
     detector: bool = True, min_number_visible: float = 0.0, closeup_size: tuple[int, int] = CLOSEUP_SIZE,
+    tile_boxes: str = "label",
 ) -> tuple[list[tuple[str, np.ndarray]], dict]:
     """(class name, crop) pairs of one synthetic photo: its tiles, distractors, empty patches and
     the detector's false positives; plus counts by source.
@@ -122,13 +127,22 @@ def scene_sample(
     A tile is a crop of its class when at least ``min_visible`` of it and ``min_number_visible`` of
     its number's area are in view. The test sets read a tile whose number shows, however much of
     the tile the frame or another tile cuts off (:data:`training.evaluate_suite.MIN_NUMBER_VISIBLE`),
-    so a recipe may choose tiles the same way."""
+    so a recipe may choose tiles the same way. ``tile_boxes``: ``label`` cuts each tile at its
+    jittered label box; ``detector`` at the box the detector found on it (IoU at least
+    :data:`MATCH_IOU`; the jittered label box where it found none), so that the reader learns the
+    crops it will be shown."""
+    if tile_boxes not in TILE_BOXES:
+        raise ValueError(f"tile_boxes must be one of {', '.join(TILE_BOXES)}, got {tile_boxes!r}")
     scene, rng = mixed_scene(seed, editions, closeup_size)
     out: list[tuple[str, np.ndarray]] = []
-    counts = {"tiles": 0, "distractors": 0, "empty": 0, "false_positives": 0}
-    for placed in scene.tiles:
+    counts = {"tiles": 0, "at_detector_boxes": 0, "distractors": 0, "empty": 0, "false_positives": 0}
+    truth = np.array([t.box for t in scene.tiles], np.float32).reshape(-1, 4)
+    found = _detections(scene.image) if detector or tile_boxes == "detector" else None
+    own = _own_boxes(found, truth) if tile_boxes == "detector" else [None] * len(truth)
+    for placed, found_box in zip(scene.tiles, own):
         if placed.visible >= min_visible and placed.number_visible >= min_number_visible:
-            box = _jitter(placed.box, box_jitter, rng)
+            box = _jitter(placed.box, box_jitter, rng) if found_box is None else found_box
+            counts["at_detector_boxes"] += found_box is not None
             if _croppable(box):
                 out.append((placed.tile.name, crop_tile(scene.image, box, size)))
                 counts["tiles"] += 1
@@ -141,17 +155,30 @@ def scene_sample(
         out.append((NOT_TILE, crop_tile(scene.image, box, size)))
         counts["empty"] += 1
     if detector:
-        for box in _false_positives(scene.image, np.array([t.box for t in scene.tiles], np.float32).reshape(-1, 4)):
+        for box in _false_positives(found, truth):
             out.append((NOT_TILE, crop_tile(scene.image, box, size)))
             counts["false_positives"] += 1
     return out, counts
 
 
-def _false_positives(image: np.ndarray, truth: np.ndarray) -> list[tuple[float, ...]]:
-    """Boxes the shipped detector finds that overlap no labelled tile."""
+def _detections(image: np.ndarray):
+    """The shipped detector's boxes down to confidence 0.2 (the reader sees what it doubts too)."""
     from vision.detector import detect_tiles
 
-    found = detect_tiles(image, conf=0.2)
+    return detect_tiles(image, conf=0.2)
+
+
+def _own_boxes(found, truth: np.ndarray) -> list[tuple[float, ...] | None]:
+    """For each labelled box, the detection that fits it best if it fits at :data:`MATCH_IOU`, else None."""
+    if len(found) == 0 or len(truth) == 0:
+        return [None] * len(truth)
+    iou = box_iou(truth, found.boxes)
+    best = iou.argmax(axis=1)
+    return [tuple(map(float, found.boxes[j])) if iou[i, j] >= MATCH_IOU else None for i, j in enumerate(best)]
+
+
+def _false_positives(found, truth: np.ndarray) -> list[tuple[float, ...]]:
+    """Boxes of ``found`` that overlap no labelled tile."""
     if len(found) == 0:
         return []
     if len(truth) == 0:
@@ -161,19 +188,20 @@ def _false_positives(image: np.ndarray, truth: np.ndarray) -> list[tuple[float, 
 
 
 def _scene_job(args: tuple) -> tuple[list[tuple[str, np.ndarray]], dict]:
-    seed, names, size, min_visible, box_jitter, min_number_visible, closeup_size = args
+    seed, names, size, min_visible, box_jitter, min_number_visible, closeup_size, tile_boxes = args
     from datasets.synth.editions import edition
 
     return scene_sample(seed, [edition(n) for n in names], size, min_visible, box_jitter,
-                        min_number_visible=min_number_visible, closeup_size=closeup_size)
+                        min_number_visible=min_number_visible, closeup_size=closeup_size, tile_boxes=tile_boxes)
 
 
 def scene_crops(
     seeds: Sequence[Sequence[int]], editions: Sequence[Edition], size: int, min_visible: float, box_jitter: float,
     workers: int, min_number_visible: float = 0.0, closeup_size: tuple[int, int] = CLOSEUP_SIZE,
+    tile_boxes: str = "label",
 ) -> Iterator[tuple[list[tuple[str, np.ndarray]], dict]]:
     names = tuple(e.name for e in editions)
-    jobs = [(tuple(s), names, size, min_visible, box_jitter, min_number_visible, closeup_size) for s in seeds]
+    jobs = [(tuple(s), names, size, min_visible, box_jitter, min_number_visible, closeup_size, tile_boxes) for s in seeds]
     if workers <= 1:
         yield from map(_scene_job, jobs)
         return
@@ -194,7 +222,7 @@ def _real_not_tiles(photos, size: int, rng: np.random.Generator, per_photo: int)
             continue
         image = cv2.imread(str(photo.image_path), cv2.IMREAD_COLOR)
         truth = np.array([t.box for t in photo.tiles], np.float32).reshape(-1, 4)
-        for box in _false_positives(image, truth):
+        for box in _false_positives(_detections(image), truth):
             yield crop_tile(image, box, size)
 
 
@@ -290,16 +318,16 @@ def build(config: dict, workers: int = 2, progress: bool = True) -> dict:
     if progress:
         print(f"real not-tile crops: {counts}", flush=True)
     sources: dict[str, int] = {}
-    # The validation photos stay those of every earlier round (close-ups at the default size).
     closeups = tuple(int(v) for v in spec.get("closeup_size", CLOSEUP_SIZE))
-    for split, seed_base, count, closeup_size in (
-        ("train", int(spec["scene_seed"]), int(spec["scenes"]), closeups),
-        ("val", int(spec["val_scene_seed"]), int(spec["val_scenes"]), CLOSEUP_SIZE),
+    # The validation photos are cut as every earlier round's were (label boxes, close-ups at the default size).
+    for split, seed_base, count, closeup_size, tile_boxes in (
+        ("train", int(spec["scene_seed"]), int(spec["scenes"]), closeups, str(spec.get("tile_boxes", "label"))),
+        ("val", int(spec["val_scene_seed"]), int(spec["val_scenes"]), CLOSEUP_SIZE, "label"),
     ):
         seeds = [(seed_base, i) for i in range(count)]
         for done, (pairs, by_source) in enumerate(
             scene_crops(seeds, TRAINING_EDITIONS, size, float(spec["min_visible"]), float(data["box_jitter"]), workers,
-                        float(spec.get("min_number_visible", 0.0)), closeup_size), 1
+                        float(spec.get("min_number_visible", 0.0)), closeup_size, tile_boxes), 1
         ):
             for name, crop in pairs:
                 write(split, name, crop, f"scene_{split}")
