@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from datasets.synth.scenes import compose_scene
-from vision.detections import Detections, box_iou, box_overlap
+from vision.detections import CONFIRM_IOU, NEW_IOU, Detections, agreed, box_iou, box_overlap
 import vision.detector as detector_module
 from vision.detector import (
     COARSE_TILE_PX,
@@ -16,6 +16,7 @@ from vision.detector import (
     coarse_input,
     fine_input,
     detect_tiles,
+    find_tiles,
     tile_length_px,
     drop_duplicates_and_fragments,
     load_detector,
@@ -84,6 +85,27 @@ def test_nms_keeps_best_and_drops_contained_fragments():
     kept = dets.nms(0.5, overlap_threshold=0.75)
     assert kept.confidences.tolist() == pytest.approx([0.9, 0.5])
     assert len(Detections.empty().nms()) == 0
+
+
+def test_two_detectors_agree_on_the_firsts_boxes_and_add_the_seconds_new_ones():
+    first = Detections(
+        np.array([[0, 0, 10, 20], [30, 0, 40, 20], [60, 0, 70, 20], [90, 0, 100, 20]], np.float32),
+        np.array([0.9, 0.8, 0.7, 0.6], np.float32),
+    )
+    second = Detections(
+        np.array([[31, 1, 41, 21], [1, 0, 11, 20], [65, 0, 75, 20], [200, 0, 210, 20]], np.float32),
+        np.array([0.5, 0.4, 0.3, 0.2], np.float32),
+    )
+    iou = box_iou(first.boxes, second.boxes)
+    assert iou[0, 1] >= CONFIRM_IOU and iou[1, 0] >= CONFIRM_IOU and NEW_IOU <= iou[2, 2] < CONFIRM_IOU
+    both = agreed(first, second)
+    # confirmed: the first's boxes and confidences; unconfirmed (90..100, and 60..70 whose match is
+    # off by half a tile) dropped with that match; the second's box on no tile of the first added
+    assert both.boxes.tolist() == [[0, 0, 10, 20], [30, 0, 40, 20], [200, 0, 210, 20]]
+    assert both.confidences.tolist() == pytest.approx([0.9, 0.8, 0.2])
+    assert agreed(first, Detections.empty()).boxes.shape == (0, 4)  # nothing confirmed
+    assert agreed(Detections.empty(), second).boxes.tolist() == second.boxes.tolist()  # all new
+    assert agreed(first, first).boxes.tolist() == first.boxes.tolist()  # a detector agrees with itself
 
 
 def _row_of_tiles(n: int, x0: float = 0.0) -> np.ndarray:
@@ -220,6 +242,21 @@ def test_detector_finds_tiles_in_rendered_photos():
         precisions.append(precision)
     assert np.mean(recalls) >= 0.85, recalls
     assert np.mean(precisions) >= 0.85, precisions
+
+
+@needs_weights
+def test_reading_finds_the_tiles_both_detectors_agree_on(monkeypatch):
+    """find_tiles is the detector's boxes vetted by the shipped second detector; with the detector
+    itself as the check it is the detector alone, and so where no second detector is installed."""
+    image, _, _ = _tidy_scene(8)
+    alone = detect_tiles(image)
+    second = detect_tiles(image, weights=detector_module.check_detector_path())
+    found = find_tiles(image)
+    assert found.boxes.tolist() == agreed(alone, second).boxes.tolist()
+    assert found.boxes.tolist() != alone.boxes.tolist()  # the two detectors differ on this photo
+    assert find_tiles(image, check_weights=model_path("detector")).boxes.tolist() == alone.boxes.tolist()
+    monkeypatch.setattr(detector_module, "check_detector_path", lambda: None)
+    assert find_tiles(image).boxes.tolist() == alone.boxes.tolist()
 
 
 @needs_weights

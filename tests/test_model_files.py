@@ -137,6 +137,19 @@ def test_pure_vision_modules_import_without_opencv_or_onnxruntime(tmp_path):
 
 
 @shipped
+def test_the_second_detector_is_shipped_and_looked_for_beside_the_first(tmp_path, monkeypatch):
+    """It ships beside the detector; a folder of a player's own models without one reads with the
+    detector alone (None), and one that holds it is used."""
+    from vision.model_files import CHECK_DETECTOR_FILE, check_detector_path
+
+    assert check_detector_path() == model_path("detector").with_name(CHECK_DETECTOR_FILE)
+    assert open_model("detector", check_detector_path()).names == ("tile",)
+    monkeypatch.setenv(MODELS_DIR_ENV, str(tmp_path))
+    assert check_detector_path() is None
+    shutil.copyfile(ROOT / "models" / CHECK_DETECTOR_FILE, tmp_path / CHECK_DETECTOR_FILE)
+    assert check_detector_path() == tmp_path / CHECK_DETECTOR_FILE
+
+
 def test_the_app_warm_up_opens_both_models_and_imports_the_solver(tmp_path):
     """What the app's server start does in the background: the first photo and the first move then
     pay neither for opening the models nor for importing OR-Tools; a failure of one is logged and
@@ -154,5 +167,6 @@ def test_the_app_warm_up_opens_both_models_and_imports_the_solver(tmp_path):
         "print('solver.search' in sys.modules)\n"
     )
     done = _fresh_python(script, tmp_path)
-    assert done.stdout.strip().splitlines() == ["(False, 0) (True, 2)", "True"], done.stderr
+    # opened: both detectors and the reader
+    assert done.stdout.strip().splitlines() == ["(False, 0) (True, 3)", "True"], done.stderr
     assert "warming up the tile models failed" in done.stderr and "no models here" in done.stderr

@@ -53,10 +53,12 @@ def _source(model) -> str:
     return source["file"]
 
 
-def test_detector_onnx_matches_ultralytics(real_valid, ultralytics_yolo):
+@pytest.mark.parametrize("file", ["detector", "check"])
+def test_detector_onnx_matches_ultralytics(real_valid, ultralytics_yolo, file):
     from vision.detector import _MAX_DET, _NMS_IOU, _predict, load_detector
+    from vision.model_files import check_detector_path
 
-    onnx_model = load_detector(model_path("detector"))
+    onnx_model = load_detector(model_path("detector") if file == "detector" else check_detector_path())
     torch_model = ultralytics_yolo(str(ROOT / "models" / _source(onnx_model)), task="detect")
     compared = 0
     for photo in real_valid:

@@ -169,8 +169,9 @@ def _labels_for(probs: np.ndarray, groups: list[list[int]], rules_on: bool) -> D
 
 
 def evaluate_end_to_end(photos: Sequence[LabelledPhoto], reader, detector_weights: Path | None = None) -> dict:
-    """Detector + layout + reader (+ decoding) on every photo; multiset scores and timing."""
-    from vision.detector import detect_tiles, load_detector
+    """Detectors (as reading runs them: vision.detector.find_tiles) + layout + reader (+ decoding) on
+    every photo; multiset scores and timing."""
+    from vision.detector import find_tiles, load_detector
     from vision.images import load_image
     from vision.meld_grouping import group_into_melds
     from vision.reader import read_tiles
@@ -185,7 +186,7 @@ def evaluate_end_to_end(photos: Sequence[LabelledPhoto], reader, detector_weight
     for photo in photos:
         start = time.perf_counter()
         image = load_image(photo.image_path)
-        dets = detect_tiles(image, weights=detector_weights)
+        dets = find_tiles(image, weights=detector_weights)
         probs = read_tiles(image, dets.boxes, reader)
         groups = group_into_melds(dets, "table")
         decoded = _labels_for(probs, groups, True)

@@ -168,9 +168,10 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
     from vision.crops import CROP_METHOD
     from vision.detector import METHOD
     from vision.images import load_image
-    from vision.model_files import model_path
+    from vision.model_files import check_detector_path, model_path
 
-    detector_key = f"{_file_key(detector or model_path('detector'))}|{METHOD}"
+    check = check_detector_path()
+    detector_key = f"{_file_key(detector or model_path('detector'))}|{METHOD}|{_file_key(check) if check else 'no check'}"
     reader_key = f"{detector_key}|{_file_key(reader_source(reader))}|{CROP_METHOD}"
     if cache is None:
         return see_image(load_image(image_path), detector, reader)
@@ -207,10 +208,10 @@ def _load(path: Path, key: str):
 
 
 def detect_image(image: np.ndarray, detector: Path | None) -> Detections:
-    """The detector's boxes of a BGR photo."""
-    from vision.detector import detect_tiles
+    """The boxes reading finds in a BGR photo (:func:`vision.detector.find_tiles`)."""
+    from vision.detector import find_tiles
 
-    return detect_tiles(image, weights=detector)
+    return find_tiles(image, weights=detector)
 
 
 def read_found(image: np.ndarray, found: Detections, reader) -> tuple[np.ndarray, np.ndarray]:

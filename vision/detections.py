@@ -24,7 +24,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["Detections", "box_iou", "box_overlap", "box_coverage", "median_length"]
+__all__ = ["Detections", "agreed", "box_iou", "box_overlap", "box_coverage", "median_length"]
 
 
 def median_length(boxes: np.ndarray | Sequence[Sequence[float]]) -> float:
@@ -153,6 +153,33 @@ class Detections:
             if overlap is not None:
                 suppressed |= overlap[i] > overlap_threshold
         return self[np.array(sorted(keep), dtype=np.int64)]
+
+
+#: A box of the first detector is kept when the second has one on it at this IoU (see agreed).
+CONFIRM_IOU = 0.5
+#: A box of the second detector is added when it overlaps none of the first's by this IoU.
+NEW_IOU = 0.3
+
+
+def agreed(first: Detections, second: Detections) -> Detections:
+    """The first detector's boxes that the second confirms, then the second's boxes the first lacks.
+
+    Two detectors trained differently seldom take the same non-tile for a tile, while a real tile is
+    found by both: on the selection sets, the shipped detector (stage 6) with stage 7 reads half the
+    non-tiles and as many tiles (``models/detector.md``, "Two detectors agree"). The first's boxes
+    are the ones kept, because the reader was chosen behind them; a tile only the second finds is
+    added with the second's box. A first box whose best match lies between :data:`NEW_IOU` and
+    :data:`CONFIRM_IOU` is dropped with that match: the two disagree on where the tile is.
+    """
+    if len(first) == 0 or len(second) == 0:
+        return Detections(second.boxes, second.confidences)  # all new, or nothing confirmed
+    iou = box_iou(first.boxes, second.boxes)
+    confirmed = iou.max(axis=1) >= CONFIRM_IOU
+    new = iou.max(axis=0) < NEW_IOU
+    return Detections(
+        np.concatenate([first.boxes[confirmed], second.boxes[new]]),
+        np.concatenate([first.confidences[confirmed], second.confidences[new]]),
+    )
 
 
 def _intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:

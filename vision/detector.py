@@ -2,6 +2,7 @@
 
 API::
 
+    find_tiles(image, *, weights=None, check_weights=None) -> Detections   # what reading uses
     detect_tiles(image, *, weights=None, conf=0.35, imgsz=640, tiling="auto") -> Detections
     load_detector(weights=None)        # the ONNX session, opened once per process
 
@@ -38,11 +39,12 @@ from pathlib import Path
 import numpy as np
 
 from vision import yolo_io
-from vision.detections import Detections, median_length
-from vision.model_files import ModelFile, open_model
+from vision.detections import Detections, agreed, median_length
+from vision.model_files import ModelFile, check_detector_path, open_model
 
 __all__ = [
-    "coarse_input", "detect_tiles", "drop_duplicates_and_fragments", "fine_input", "first_look", "load_detector", "METHOD",
+    "coarse_input", "detect_tiles", "drop_duplicates_and_fragments", "find_tiles", "fine_input", "first_look", "load_detector",
+    "METHOD",
     "TARGET_TILE_PX", "tile_length_px", "windows",
 ]
 
@@ -245,3 +247,19 @@ def detect_tiles(
         shifted = dets.shifted(window[0], window[1])
         parts.append(shifted[_inner_edge_mask(shifted, window, width, height)])
     return drop_duplicates_and_fragments(Detections.concat(parts))
+
+
+def find_tiles(
+    image: np.ndarray, *, weights: str | Path | None = None, check_weights: str | Path | None = None
+) -> Detections:
+    """The tiles of a photo as reading finds them: the detector's boxes vetted by a second detector
+    (:func:`vision.detections.agreed`), each run as :func:`detect_tiles` runs.
+
+    ``check_weights`` defaults to the shipped second detector (:func:`vision.model_files.check_detector_path`);
+    where there is none, the detector's boxes alone.
+    """
+    found = detect_tiles(image, weights=weights)
+    check = Path(check_weights) if check_weights is not None else check_detector_path()
+    if check is None:
+        return found
+    return agreed(found, detect_tiles(image, weights=check))

@@ -20,11 +20,15 @@ from pathlib import Path
 
 from solver.i18n import TranslatableError
 
-__all__ = ["MODELS_DIR_ENV", "THREADS_ENV", "ModelFile", "ModelFileError", "model_path", "open_model"]
+__all__ = [
+    "MODELS_DIR_ENV", "THREADS_ENV", "ModelFile", "ModelFileError", "check_detector_path", "model_path", "open_model",
+]
 
 MODELS_DIR_ENV = "RUMMIKUB_MODELS_DIR"
 THREADS_ENV = "RUMMIKUB_THREADS"
 MODEL_NAMES = ("detector", "reader")
+#: The file of the second detector, whose boxes vet the detector's (vision.detector.find_tiles).
+CHECK_DETECTOR_FILE = "detector-check.onnx"
 
 
 class ModelFileError(TranslatableError, FileNotFoundError):
@@ -54,6 +58,14 @@ def model_path(name: str) -> Path:
     if folder:
         return Path(folder) / f"{name}.onnx"
     return Path(str(resources.files("models").joinpath(f"{name}.onnx")))
+
+
+def check_detector_path() -> Path | None:
+    """The second detector's file, where :func:`model_path` looks for the others, or None where it
+    is not there: a folder of a player's own models may hold only ``detector.onnx`` and ``reader.onnx``,
+    and photos are then read by the detector alone, as before the second one shipped."""
+    path = model_path("detector").with_name(CHECK_DETECTOR_FILE)
+    return path if path.is_file() else None
 
 
 def threads() -> int:

@@ -201,11 +201,11 @@ def see_tiles(
     photo: np.ndarray, *, detector_weights: str | Path | None = None, reader_weights: str | Path | None = None
 ) -> SeenTiles:
     """Find the tiles and read each one; detections more likely not tiles are dropped (:func:`kept_as_tiles`)."""
-    from vision.detector import detect_tiles
+    from vision.detector import find_tiles
     from vision.reader import crop_views, load_reader, read_views
 
     reader = load_reader(reader_weights)
-    found = detect_tiles(photo, weights=detector_weights)
+    found = find_tiles(photo, weights=detector_weights)
     views = crop_views(photo, found.boxes, reader.imgsz)
     seen = read_views(views, reader)
     keep = kept_as_tiles(found, seen.tile_prob)
@@ -260,17 +260,17 @@ def read(
 
 
 def warm_up() -> None:
-    """Open both models and read one blank photo, so that the first real photo is not slower.
+    """Open the models and read one blank photo, so that the first real photo is not slower.
 
     The app runs this once per server process, in the background, at start-up. Raises
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
-    from vision.detector import detect_tiles, load_detector
+    from vision.detector import find_tiles, load_detector
     from vision.reader import load_reader, read_crops
 
     load_detector()
     reader = load_reader()
-    detect_tiles(np.full((320, 320, 3), 128, np.uint8))
+    find_tiles(np.full((320, 320, 3), 128, np.uint8))
     read_crops(np.full((1, reader.imgsz, reader.imgsz, 3), 128, np.uint8), reader)
 
 
