@@ -172,14 +172,11 @@ def agreed(first: Detections, second: Detections) -> Detections:
     :data:`CONFIRM_IOU` is dropped with that match: the two disagree on where the tile is.
     """
     if len(first) == 0 or len(second) == 0:
-        return Detections(second.boxes, second.confidences)  # all new, or nothing confirmed
+        return second  # all new, or nothing confirmed
     iou = box_iou(first.boxes, second.boxes)
     confirmed = iou.max(axis=1) >= CONFIRM_IOU
     new = iou.max(axis=0) < NEW_IOU
-    return Detections(
-        np.concatenate([first.boxes[confirmed], second.boxes[new]]),
-        np.concatenate([first.confidences[confirmed], second.confidences[new]]),
-    )
+    return Detections.concat([first[confirmed], second[new]])
 
 
 def _intersection(a: np.ndarray, b: np.ndarray) -> np.ndarray:
