@@ -160,3 +160,72 @@ def test_the_96px_round_crops_and_trains_at_one_size_on_new_photos_and_overwrite
     theirs = {c[part]["out"] for c in others for part in ("dataset", "editions", "fonts") if part in c}
     ours = {config[part]["out"] for part in ("dataset", "editions", "fonts")}
     assert len(ours) == 3 and not ours & theirs
+
+
+def test_training_runs_on_the_device_and_seed_asked_for_with_the_config_s_crops(monkeypatch, tmp_path):
+    """``--device`` and ``--train-seed`` reach the training run; without them it is the CPU and the config's seed."""
+    from pathlib import Path
+
+    import training.font_reader as font_reader
+
+    calls = []
+    monkeypatch.setattr(font_reader, "_train_stage", lambda *args: calls.append(args) or tmp_path / "best.pt")
+    config = Path(__file__).resolve().parents[1] / "datasets" / "configs" / "reader_members.yaml"
+    common = ["--config", str(config), "--no-build", "--from", str(tmp_path / "start.pt")]
+    assert font_reader.main(common) == 0
+    assert font_reader.main([*common, "--device", "0", "--train-seed", "3", "--time", "0.1"]) == 0
+    (_, first, data, _, _, seed, device), (_, second, data2, _, _, seed2, device2) = calls
+    assert (seed, device) == (0, "cpu") and (seed2, device2) == (3, "0")
+    assert data == data2 and data.name == "reader-members"  # one crop set for every run
+    assert second["time"] == 0.1 and "time" not in first and first == {k: v for k, v in second.items() if k != "time"}
+
+
+def test_a_training_run_is_deterministic_unless_its_settings_say_otherwise(monkeypatch, tmp_path):
+    import sys
+    import types
+
+    from training.train_reader import _train_stage
+
+    runs = []
+
+    class FakeYolo:
+        def __init__(self, start, task):
+            self.start = start
+
+        def train(self, **kwargs):
+            runs.append(kwargs)
+            best = Path(kwargs["project"]) / kwargs["name"] / "weights" / "best.pt"
+            best.parent.mkdir(parents=True, exist_ok=True)
+            best.write_bytes(b"weights")
+
+    from pathlib import Path
+
+    from training import yolo_env
+
+    monkeypatch.setitem(sys.modules, "ultralytics", types.SimpleNamespace(YOLO=FakeYolo))
+    monkeypatch.setattr(yolo_env, "configure_threads", lambda threads=None: 1)
+    best = _train_stage("start.pt", {"epochs": 1}, tmp_path / "data", tmp_path / "runs", "a", 5)
+    assert best == tmp_path / "runs" / "a" / "weights" / "best.pt" and best.is_file()
+    _train_stage("start.pt", {"deterministic": False}, tmp_path / "data", tmp_path / "runs", "b", 5, device="0")
+    assert (runs[0]["deterministic"], runs[0]["device"], runs[0]["seed"]) == (True, "cpu", 5)
+    assert (runs[1]["deterministic"], runs[1]["device"]) == (False, "0")
+
+
+def test_the_members_round_draws_new_photos_and_overwrites_no_other_recipe():
+    """Session 28's readers to average: the masked stage's real crops and validation, photos no other recipe nor
+    test set draws, and no other recipe's editions or font-shaped crops written again."""
+    from pathlib import Path
+
+    from training.configs import load_config
+    from training.testsets import TEST_SETS
+
+    configs = Path(__file__).resolve().parents[1] / "datasets" / "configs"
+    config, masked = load_config(configs / "reader_members.yaml"), load_config(configs / "reader_masked.yaml")
+    others = [load_config(path) for path in sorted(configs.glob("reader*.yaml")) if path.name != "reader_members.yaml"]
+    seeds = {c["editions"]["scene_seed"] for c in others if "editions" in c}
+    assert config["editions"]["scene_seed"] not in seeds | {t.seed for t in TEST_SETS}
+    assert config["dataset"] == masked["dataset"]
+    new, old = config["editions"], masked["editions"]
+    assert (new["val_scene_seed"], new["val_scenes"], new["scenes"]) == (old["val_scene_seed"], old["val_scenes"], old["scenes"])
+    theirs = {c[part]["out"] for c in others for part in ("editions", "fonts") if part in c}
+    assert not {config["editions"]["out"], config["fonts"]["out"]} & theirs

@@ -26,6 +26,7 @@ import json
 import shutil
 import sys
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +38,17 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _write_metadata(onnx_path: Path, model: str, names: list[str], imgsz: int, stride: int, source: Path) -> None:
+def _source_entry(sources: Path | Sequence[Path]) -> str:
+    """``rummikub.source``: the weights' file name and SHA-256; a list of them for readers averaged."""
+    if isinstance(sources, Path):
+        return json.dumps({"file": sources.name, "sha256": _sha256(sources)})
+    entries = [{"file": s.name, "sha256": _sha256(s)} for s in sources]
+    return json.dumps(entries[0] if len(entries) == 1 else entries)
+
+
+def _write_metadata(
+    onnx_path: Path, model: str, names: list[str], imgsz: int, stride: int, source: Path | Sequence[Path]
+) -> None:
     import onnx
 
     proto = onnx.load(str(onnx_path))
@@ -46,7 +57,7 @@ def _write_metadata(onnx_path: Path, model: str, names: list[str], imgsz: int, s
         "rummikub.names": json.dumps(names),
         "rummikub.imgsz": str(imgsz),
         "rummikub.stride": str(stride),
-        "rummikub.source": json.dumps({"file": source.name, "sha256": _sha256(source)}),
+        "rummikub.source": _source_entry(source),
     }
     kept = [p for p in proto.metadata_props if not p.key.startswith("rummikub.")]
     del proto.metadata_props[:]
@@ -115,24 +126,68 @@ def reader_with_embedding(model):
     return ReaderWithEmbedding(model).eval()
 
 
-def export_reader(source: Path, out: Path) -> Path:
-    """Export the tile reader (dynamic batch) with its probabilities and embeddings as outputs."""
-    from training import yolo_env  # noqa: F401
+def readers_averaged(members):
+    """A torch module: crops -> (the members' probabilities averaged, their embeddings side by side).
+
+    One reader is the ensemble of one (its own outputs). Readers trained apart disagree most where
+    each is least sure, so their mean is both more often right and more honestly unsure off the
+    training editions; their embeddings are concatenated, so calibration profiles compare tiles in
+    every member's space at once.
+    """
     import torch
+
+    class ReadersAveraged(torch.nn.Module):
+        def __init__(self, wrapped) -> None:
+            super().__init__()
+            self.members = torch.nn.ModuleList(wrapped)
+
+        def forward(self, x):
+            outputs = [member(x) for member in self.members]
+            probs = torch.stack([p for p, _ in outputs]).mean(0)
+            return probs, torch.cat([e for _, e in outputs], 1)
+
+    return ReadersAveraged(members).eval()
+
+
+def _load_classifier(source: Path):
+    """A trained reader's classification model (fp32, eval), its class names and input size."""
+    from training import yolo_env  # noqa: F401
     from ultralytics import YOLO
 
     model = YOLO(str(source), task="classify")
     classifier = model.model.float().eval()
     imgsz = model.overrides.get("imgsz") or getattr(classifier, "args", {}).get("imgsz", 64)
     imgsz = int(imgsz[0] if isinstance(imgsz, (list, tuple)) else imgsz)
-    wrapper = reader_with_embedding(classifier)
+    return classifier, _names(classifier.names), imgsz
+
+
+def export_reader(sources: Path | Sequence[Path], out: Path) -> Path:
+    """Export the tile reader (dynamic batch) with its probabilities and embeddings as outputs.
+
+    Several ``sources`` make one file whose probabilities are their mean (:func:`readers_averaged`);
+    they must name the same classes in the same order and read the same crop size.
+    """
+    import torch
+
+    sources = [Path(sources)] if isinstance(sources, (str, Path)) else [Path(s) for s in sources]
+    if not sources:
+        raise ValueError("no reader weights to export")
+    loaded = [_load_classifier(source) for source in sources]
+    classifiers = [c for c, _, _ in loaded]
+    names, imgsz = loaded[0][1], loaded[0][2]
+    for source, (_, other_names, other_size) in zip(sources, loaded):
+        if other_names != names or other_size != imgsz:
+            raise ValueError(f"{source} reads other classes or another crop size than {sources[0]}: readers averaged must agree")
+    wrapper = readers_averaged([reader_with_embedding(c) for c in classifiers])
     sample = torch.rand(2, 3, imgsz, imgsz, generator=torch.Generator().manual_seed(0))
     with torch.inference_mode():
-        expected = classifier(sample)
-        expected = expected[0] if isinstance(expected, (tuple, list)) else expected
+        expected = []
+        for classifier in classifiers:
+            result = classifier(sample)
+            expected.append(result[0] if isinstance(result, (tuple, list)) else result)
         probs, _ = wrapper(sample)
-    if not torch.allclose(probs, expected, atol=1e-5):
-        raise RuntimeError("the reader wrapper does not reproduce the classifier's probabilities")
+    if not torch.allclose(probs, torch.stack(expected).mean(0), atol=1e-5):
+        raise RuntimeError("the reader wrapper does not reproduce the classifiers' probabilities")
     out.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(
         wrapper,
@@ -144,27 +199,36 @@ def export_reader(source: Path, out: Path) -> Path:
         opset_version=OPSET,
         dynamo=False,
     )
-    _write_metadata(out, "reader", _names(classifier.names), imgsz, 1, source)
+    _write_metadata(out, "reader", names, imgsz, 1, sources)
     return out
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m training.export", description=__doc__.split("\n")[0])
     parser.add_argument("model", choices=("detector", "reader", "all"), nargs="?", default="all")
-    parser.add_argument("--from", dest="source", type=Path, help="the .pt to export (default: models/<model>.pt)")
+    parser.add_argument(
+        "--from", dest="source", type=Path, nargs="+",
+        help="the .pt to export (default: models/<model>.pt); several readers make one file of their mean",
+    )
     parser.add_argument("--out", type=Path, help="where to write the .onnx (default: models/<model>.onnx)")
     args = parser.parse_args(argv)
     chosen = ("detector", "reader") if args.model == "all" else (args.model,)
     if len(chosen) > 1 and (args.source or args.out):
         parser.error("--from and --out name one model: give detector or reader")
+    if args.source and len(args.source) > 1 and chosen != ("reader",):
+        parser.error("several --from files are averaged readers: give reader")
     for name in chosen:
-        source = args.source or MODELS / f"{name}.pt"
+        sources = args.source or [MODELS / f"{name}.pt"]
         out = args.out or MODELS / f"{name}.onnx"
-        if not source.is_file():
-            print(f"no weights to export: {source}", file=sys.stderr)
+        missing = [s for s in sources if not s.is_file()]
+        if missing:
+            print(f"no weights to export: {missing[0]}", file=sys.stderr)
             return 1
-        (export_detector if name == "detector" else export_reader)(source, out)
-        print(f"{name}: {source} -> {out} ({out.stat().st_size / 1e6:.1f} MB)")
+        if name == "detector":
+            export_detector(sources[0], out)
+        else:
+            export_reader(sources, out)
+        print(f"{name}: {' + '.join(map(str, sources))} -> {out} ({out.stat().st_size / 1e6:.1f} MB)")
     return 0
 
 

@@ -128,6 +128,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--measure-only", action="store_true", help="print the detected tile sizes and stop")
     parser.add_argument("--build-only", action="store_true")
     parser.add_argument("--no-build", action="store_true")
+    parser.add_argument("--device", default="cpu", help="ultralytics' device: cpu, or a GPU's index (0)")
+    parser.add_argument(
+        "--train-seed", type=int,
+        help="the training run's seed (default: the config's); the crops stay the config's, so several runs on one "
+             "crop set differ only in their order, augmentation and dropout",
+    )
     args = parser.parse_args(argv)
     config = load_config(args.config)
     spec = config["fonts"]
@@ -144,7 +150,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings.update(spec["train"])
     if args.time:
         settings["time"] = args.time
-    best = _train_stage(args.start_from, settings, _resolve(spec["out"]), args.project, "reader-fonts", int(config["seed"]))
+    seed = int(config["seed"]) if args.train_seed is None else args.train_seed
+    best = _train_stage(args.start_from, settings, _resolve(spec["out"]), args.project, "reader-fonts", seed, args.device)
     print(f"best checkpoint: {best} (not shipped: evaluate, then export with python -m training.export reader)")
     return 0
 

@@ -302,8 +302,14 @@ def build_dataset(config: dict, real_root: Path, out: Path) -> dict:
 # --- training --------------------------------------------------------------------------------
 
 
-def _train_stage(start: str | Path, settings: dict, dataset: Path, project: Path, name: str, seed: int) -> Path:
-    """One ultralytics training run from ``start`` (a model yaml or weights); its best checkpoint."""
+def _train_stage(
+    start: str | Path, settings: dict, dataset: Path, project: Path, name: str, seed: int, device: str = "cpu"
+) -> Path:
+    """One ultralytics training run from ``start`` (a model yaml or weights); its best checkpoint.
+
+    ``device`` is ultralytics' (``"cpu"``, or a GPU's index such as ``"0"`` on a lent machine);
+    the run is deterministic unless ``settings`` says otherwise (cuDNN's fastest kernels on a GPU).
+    """
     from ultralytics import YOLO
 
     from training import yolo_env  # before ultralytics: offline, no auto-install
@@ -317,11 +323,10 @@ def _train_stage(start: str | Path, settings: dict, dataset: Path, project: Path
         name=name,
         exist_ok=True,
         seed=seed,
-        deterministic=True,
         plots=False,
-        device="cpu",
+        device=device,
         verbose=True,
-        **settings,
+        **{"deterministic": True, **settings},
     )
     best = project / name / "weights" / "best.pt"
     if not best.is_file():
