@@ -221,7 +221,8 @@ def test_the_members_round_draws_new_photos_and_overwrites_no_other_recipe():
 
     configs = Path(__file__).resolve().parents[1] / "datasets" / "configs"
     config, masked = load_config(configs / "reader_members.yaml"), load_config(configs / "reader_masked.yaml")
-    others = [load_config(path) for path in sorted(configs.glob("reader*.yaml")) if path.name != "reader_members.yaml"]
+    # reader_members_gpu.yaml trains other runs on this very crop set (below)
+    others = [load_config(path) for path in sorted(configs.glob("reader*.yaml")) if not path.name.startswith("reader_members")]
     seeds = {c["editions"]["scene_seed"] for c in others if "editions" in c}
     assert config["editions"]["scene_seed"] not in seeds | {t.seed for t in TEST_SETS}
     assert config["dataset"] == masked["dataset"]
@@ -229,3 +230,19 @@ def test_the_members_round_draws_new_photos_and_overwrites_no_other_recipe():
     assert (new["val_scene_seed"], new["val_scenes"], new["scenes"]) == (old["val_scene_seed"], old["val_scenes"], old["scenes"])
     theirs = {c[part]["out"] for c in others for part in ("editions", "fonts") if part in c}
     assert not {config["editions"]["out"], config["fonts"]["out"]} & theirs
+
+
+def test_the_gpu_members_train_from_scratch_on_the_members_crops():
+    """The lent-GPU recipe reads the crop set of reader_members.yaml (built once, several runs on it) and the
+    script that runs it names that recipe."""
+    from pathlib import Path
+
+    from training.configs import load_config
+
+    root = Path(__file__).resolve().parents[1]
+    configs = root / "datasets" / "configs"
+    gpu, cpu = load_config(configs / "reader_members_gpu.yaml"), load_config(configs / "reader_members.yaml")
+    assert (gpu["dataset"], gpu["editions"], gpu["fonts"]["out"]) == (cpu["dataset"], cpu["editions"], cpu["fonts"]["out"])
+    assert gpu["fonts"]["train"]["lr0"] == load_config(configs / "reader.yaml")["train"]["lr0"]  # stage 1's, from scratch
+    script = (root / "training" / "lent_gpu_readers.sh").read_text()
+    assert "C=datasets/configs/reader_members_gpu.yaml" in script and "--from yolov8n-cls.yaml" in script
