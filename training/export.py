@@ -129,10 +129,11 @@ def reader_with_embedding(model):
 def readers_averaged(members):
     """A torch module: crops -> (the members' probabilities averaged, their embeddings side by side).
 
-    One reader is the ensemble of one (its own outputs). Readers trained apart disagree most where
-    each is least sure, so their mean is both more often right and more honestly unsure off the
-    training editions; their embeddings are concatenated, so calibration profiles compare tiles in
-    every member's space at once.
+    One reader is the ensemble of one (its own outputs). Readers trained apart can be wrong on
+    different tiles, so their mean may be right more often and more honestly unsure than any one of
+    them (deep ensembles); fine-tunes of one checkpoint were not (``models/reader.md``, "Readers
+    averaged"). The embeddings are concatenated, so a calibration profile compares tiles in every
+    member's space at once.
     """
     import torch
 
