@@ -52,7 +52,7 @@ def _crops() -> np.ndarray:
 
 def test_readers_averaged_give_the_mean_probabilities_and_both_embeddings(exported):
     crops = _crops()
-    (p1, e1), _ = _run(exported["first"], crops)
+    (p1, e1), first_meta = _run(exported["first"], crops)
     (p2, e2), _ = _run(exported["second"], crops)
     (both, embedding), meta = _run(exported["both"], crops)
     assert np.abs(p1 - p2).max() > 0.05  # the members differ, so the mean is not either one
@@ -61,7 +61,7 @@ def test_readers_averaged_give_the_mean_probabilities_and_both_embeddings(export
     np.testing.assert_allclose(embedding, np.concatenate([e1, e2], axis=1), atol=1e-4)
     sources = json.loads(meta["rummikub.source"])
     assert [s["file"] for s in sources] == [FIRST.name, SECOND.name]
-    assert json.loads(meta["rummikub.names"]) == json.loads(_run(exported["first"], crops)[1]["rummikub.names"])
+    assert json.loads(meta["rummikub.names"]) == json.loads(first_meta["rummikub.names"])
 
 
 def test_one_reader_keeps_its_single_source_entry(exported):

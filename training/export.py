@@ -38,17 +38,13 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _source_entry(sources: Path | Sequence[Path]) -> str:
+def _source_entry(sources: Sequence[Path]) -> str:
     """``rummikub.source``: the weights' file name and SHA-256; a list of them for readers averaged."""
-    if isinstance(sources, Path):
-        return json.dumps({"file": sources.name, "sha256": _sha256(sources)})
     entries = [{"file": s.name, "sha256": _sha256(s)} for s in sources]
     return json.dumps(entries[0] if len(entries) == 1 else entries)
 
 
-def _write_metadata(
-    onnx_path: Path, model: str, names: list[str], imgsz: int, stride: int, source: Path | Sequence[Path]
-) -> None:
+def _write_metadata(onnx_path: Path, model: str, names: list[str], imgsz: int, stride: int, sources: Sequence[Path]) -> None:
     import onnx
 
     proto = onnx.load(str(onnx_path))
@@ -57,7 +53,7 @@ def _write_metadata(
         "rummikub.names": json.dumps(names),
         "rummikub.imgsz": str(imgsz),
         "rummikub.stride": str(stride),
-        "rummikub.source": _source_entry(source),
+        "rummikub.source": _source_entry(sources),
     }
     kept = [p for p in proto.metadata_props if not p.key.startswith("rummikub.")]
     del proto.metadata_props[:]
@@ -84,7 +80,7 @@ def export_detector(source: Path, out: Path, imgsz: int = 640) -> Path:
         stride = int(max(model.model.stride))
         out.parent.mkdir(parents=True, exist_ok=True)
         shutil.move(str(exported), out)
-    _write_metadata(out, "detector", _names(model.names), imgsz, stride, source)
+    _write_metadata(out, "detector", _names(model.names), imgsz, stride, [source])
     return out
 
 
