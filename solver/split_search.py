@@ -29,8 +29,9 @@ Each remaining set's program is solved exactly after bound propagation drops the
 rows hold at zero (each such column is zero in every solution with those values), descending
 from the set's own bound (the relaxation's bound less the fixed columns' losses, or the set's
 own relaxation where that is tighter) as the whole program's descent does, down to one unit
-above the best found; sets are taken best bound first,
-until no set's bound reaches one unit above the best found. A ceiling (a score known out of
+above the best found; sets are taken best bound first, two at a time in threads of their own
+(:data:`SET_WORKERS`; SCIP and GLOP let go of Python's lock while they solve), until no set's
+bound reaches one unit above the best found. A ceiling (a score known out of
 reach) ends the search once the best found lies one unit below it.
 """
 
@@ -40,6 +41,7 @@ import itertools
 import math
 import time
 from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -53,6 +55,8 @@ from .mip import (
 #: More sets than this and the split is not tried (one search of the whole program instead); the
 #: positions measured had at most 7,315 (22 free melds, 4 touched).
 MAX_SETS = 20_000
+#: Sets examined at once, each in a thread: the machine the product is measured on has 2 cores.
+SET_WORKERS = 2
 #: A first-phase bound must lie this far below zero to rule a set out (nearer is rounding).
 CUT_TOLERANCE = 1e-6
 
@@ -85,7 +89,12 @@ def solve_split(
     solution; ``linear`` is the program's relaxation, ``ceiling`` a score no solution reaches
     (``inf`` if none is known). When the time limit stops the search, the best solution found
     (``start`` at worst), not marked optimal; if SCIP fails on a set's program, one search of the
-    whole program from the best solution found."""
+    whole program from the best solution found.
+
+    The sets with the best bounds are examined :data:`SET_WORKERS` at a time, each in a thread of
+    its own (SCIP and GLOP let go of Python's lock while they solve): a set examined beside one
+    whose answer would have ruled it out costs time on another core, never the answer, since
+    each set is either searched or ruled out by a proof that holds whatever was found first."""
     began = time.monotonic()
 
     def left() -> float:
@@ -102,14 +111,10 @@ def solve_split(
     tolerance = INTEGRALITY_TOLERANCE * max(1.0, abs(linear.bound))
     open_sets = np.ones(len(sets), dtype=bool)
     best, best_score = start, float(program.objective @ start)
-    while best_score + 1.0 < ceiling - tolerance:
-        worth = np.flatnonzero(open_sets & (bound >= best_score + 1.0 - tolerance))
-        if not len(worth):
-            return Solution(best, True)
-        if time.monotonic() - began >= time_limit_s:
-            return Solution(best, False)
-        i = int(worth[np.argmax(bound[worth])])
-        open_sets[i] = False
+
+    def examine(i: int, best_score: float) -> _Examined:
+        """Set ``i``: ruled out by the surrogate (with the other sets its duals rule out), or its
+        best solution above ``best_score`` (None if it has none)."""
         values = sets[i]
         # The first phase keeps every column: its duals must price the columns other sets free.
         whole_surrogate = fixed(split.surrogate, split.surrogate_columns, values, False).program
@@ -118,31 +123,60 @@ def solve_split(
             slope, level = _cut(split.surrogate, split.surrogate_columns, first.duals)
             proven = level + sets @ slope < -CUT_TOLERANCE
             if proven[i]:  # the relaxation has no solution here, nor where the same duals say so
-                open_sets &= ~proven
-                continue
+                return _Examined(proven, None)
+        if solve(fixed(split.surrogate, split.surrogate_columns, values).program, left()) is None:
+            return _Examined(None, None)
+        part = fixed(program, cols, values)
+        constant = round(float(program.objective @ part.constant))  # the fixed columns' score
+        better = math.floor(best_score + OBJECTIVE_TOLERANCE) + 1 - constant
+        found = _best_above(
+            part.program, loss[part.kept], bound[i] - constant, better, ceiling - constant, split.step, tolerance, left,
+        )
+        if found is None:
+            return _Examined(None, None)
+        return _Examined(None, Solution(part.whole(found.values), found.optimal))
+
+    running: set[Future] = set()
+    with ThreadPoolExecutor(max_workers=SET_WORKERS) as workers:  # on leaving, the sets under way end first
         try:
-            if solve(fixed(split.surrogate, split.surrogate_columns, values).program, left()) is None:
-                continue
-            part = fixed(program, cols, values)
-            constant = round(float(program.objective @ part.constant))  # the fixed columns' score
-            better = math.floor(best_score + OBJECTIVE_TOLERANCE) + 1 - constant
-            found = _best_above(
-                part.program, loss[part.kept], bound[i] - constant, better, ceiling - constant, split.step, tolerance,
-                left,
-            )
+            while True:
+                if best_score + 1.0 >= ceiling - tolerance:
+                    return Solution(best, True)
+                worth = np.flatnonzero(open_sets & (bound >= best_score + 1.0 - tolerance))
+                if not len(worth) and not running:
+                    return Solution(best, True)
+                if time.monotonic() - began >= time_limit_s:
+                    return Solution(best, False)
+                for i in worth[np.argsort(-bound[worth], kind="stable")[:SET_WORKERS - len(running)]].tolist():
+                    open_sets[i] = False
+                    running.add(workers.submit(examine, i, best_score))
+                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                for answer in done:
+                    running.remove(answer)
+                    result = answer.result()
+                    if result.proven is not None:
+                        open_sets &= ~result.proven
+                    if result.found is None:
+                        continue
+                    score = float(program.objective @ result.found.values)
+                    if score > best_score:
+                        best, best_score = result.found.values, score
+                    if not result.found.optimal:
+                        return Solution(best, False)
         except OutOfTime:
             return Solution(best, False)
-        except SolverError:  # SCIP failed on one of the many small programs: one whole search
-            return solve(program, left(), best)
-        if found is None:
-            continue
-        whole = part.whole(found.values)
-        score = float(program.objective @ whole)
-        if score > best_score:
-            best, best_score = whole, score
-        if not found.optimal:
-            return Solution(best, False)
-    return Solution(best, True)
+        except SolverError:
+            pass  # SCIP failed on one of the many small programs: below, once no set is under way
+    return solve(program, left(), best)  # one search of the whole program
+
+
+@dataclass(frozen=True)
+class _Examined:
+    """What examining one set gave: the sets its surrogate's duals rule out (itself among them),
+    or its best solution above the best known (in the whole program's columns; None: none)."""
+
+    proven: np.ndarray | None
+    found: Solution | None
 
 
 def _best_above(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 
 import numpy as np
 import pytest
@@ -68,8 +69,10 @@ def _split(program: IntegerProgram) -> Split:
     return Split(melds, program, melds, 1.0)
 
 
+@pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("seed", range(20))
-def test_set_by_set_finds_the_optimum_of_one_search(seed: int) -> None:
+def test_set_by_set_finds_the_optimum_of_one_search(monkeypatch, seed: int, workers: int) -> None:
+    monkeypatch.setattr(split_search, "SET_WORKERS", workers)
     program = _touching(seed)
     expected = solve(program, 60.0)
     found = solve_split(program, _split(program), solve_linear(program), _start(program), math.inf, 60.0)
@@ -80,17 +83,17 @@ def test_set_by_set_finds_the_optimum_of_one_search(seed: int) -> None:
 def test_sets_without_a_solution_are_ruled_out_by_cuts_not_searched(monkeypatch) -> None:
     checked = []  # the sets whose surrogate reached an integer program
     inner_best, inner_solve = split_search._best_above, split_search.solve
-    in_set = []
+    in_set = threading.local()  # sets are examined in threads of their own
 
     def best_above(*args):
-        in_set.append(1)
+        in_set.searching = True
         try:
             return inner_best(*args)
         finally:
-            in_set.pop()
+            in_set.searching = False
 
     def solve(program, time_limit_s, start=None):
-        if not in_set:
+        if not getattr(in_set, "searching", False):
             checked.append(1)
         return inner_solve(program, time_limit_s, start)
 
@@ -180,6 +183,29 @@ def test_a_sets_own_relaxation_bounds_its_search(monkeypatch, seed: int) -> None
     assert not steps
 
 
+def test_the_sets_with_the_best_bounds_are_examined_at_once(monkeypatch) -> None:
+    # The first two sets' first relaxations wait for each other: examined one after the other,
+    # the first would wait alone and the barrier break.
+    together = threading.Barrier(2, timeout=20.0)
+    calls, lock = [], threading.Lock()
+    inner = split_search.solve_linear
+
+    def solve_linear(*args):
+        with lock:
+            calls.append(threading.get_ident())
+            first_two = len(calls) <= 2
+        if first_two:
+            together.wait()
+        return inner(*args)
+
+    monkeypatch.setattr(split_search, "SET_WORKERS", 2)
+    monkeypatch.setattr(split_search, "solve_linear", solve_linear)
+    program = _touching(4)
+    found = solve_split(program, _split(program), inner(program), _start(program), math.inf, 60.0)
+    assert len(set(calls[:2])) == 2  # two threads
+    assert found.optimal and program.objective @ found.values == pytest.approx(program.objective @ solve(program, 60.0).values)
+
+
 def test_a_score_proven_out_of_reach_ends_the_search_at_once(monkeypatch) -> None:
     program = _touching(3)
     start = _start(program)
@@ -195,6 +221,27 @@ def test_out_of_time_it_gives_the_best_found_not_marked_optimal() -> None:
     assert program.objective @ solve(program, 60.0).values > program.objective @ start  # there is better
     found = solve_split(program, _split(program), linear, start, math.inf, 0.0)
     assert not found.optimal and np.array_equal(found.values, start)
+
+
+def test_a_set_out_of_time_stops_the_search_after_the_set_beside_it(monkeypatch) -> None:
+    program = _touching(3)
+    start = _start(program)
+    inner, finished = split_search._best_above, []
+
+    def out_of_time_once(*args):
+        if not finished:
+            finished.append("stopped")
+            raise mip.OutOfTime("stopped for the test")
+        found = inner(*args)
+        finished.append("searched")
+        return found
+
+    monkeypatch.setattr(split_search, "_best_above", out_of_time_once)
+    before = threading.active_count()
+    found = solve_split(program, _split(program), solve_linear(program), start, math.inf, 60.0)
+    assert not found.optimal and feasible(program, found.values)
+    assert program.objective @ found.values >= program.objective @ start
+    assert threading.active_count() == before  # no set left under way
 
 
 def test_the_count_of_sets_is_read_from_the_start() -> None:
