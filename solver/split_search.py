@@ -55,7 +55,8 @@ from .mip import (
 #: More sets than this and the split is not tried (one search of the whole program instead); the
 #: positions measured had at most 7,315 (22 free melds, 4 touched).
 MAX_SETS = 20_000
-#: Sets examined at once, each in a thread: the machine the product is measured on has 2 cores.
+#: Sets examined at once, each in a thread of its own: a laptop has two cores or more (on the 2-core
+#: machine the slowest moves of the variant benchmark took 10-40 % less, ``benchmarks/README.md``, session 29).
 SET_WORKERS = 2
 #: A first-phase bound must lie this far below zero to rule a set out (nearer is rounding).
 CUT_TOLERANCE = 1e-6

@@ -203,7 +203,8 @@ def test_the_sets_with_the_best_bounds_are_examined_at_once(monkeypatch) -> None
     program = _touching(4)
     found = solve_split(program, _split(program), inner(program), _start(program), math.inf, 60.0)
     assert len(set(calls[:2])) == 2  # two threads
-    assert found.optimal and program.objective @ found.values == pytest.approx(program.objective @ solve(program, 60.0).values)
+    expected = program.objective @ solve(program, 60.0).values
+    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
 
 
 def test_a_score_proven_out_of_reach_ends_the_search_at_once(monkeypatch) -> None:
