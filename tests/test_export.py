@@ -26,7 +26,7 @@ def exported(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("export")
     return {
-        "first": export_reader(FIRST, out / "first.onnx"),
+        "first": export_reader([FIRST], out / "first.onnx"),
         "second": export_reader([SECOND], out / "second.onnx"),
         "both": export_reader([FIRST, SECOND], out / "both.onnx"),
     }

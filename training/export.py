@@ -158,7 +158,7 @@ def _load_classifier(source: Path):
     return classifier, _names(classifier.names), imgsz
 
 
-def export_reader(sources: Path | Sequence[Path], out: Path) -> Path:
+def export_reader(sources: Sequence[Path], out: Path) -> Path:
     """Export the tile reader (dynamic batch) with its probabilities and embeddings as outputs.
 
     Several ``sources`` make one file whose probabilities are their mean (:func:`readers_averaged`);
@@ -166,7 +166,7 @@ def export_reader(sources: Path | Sequence[Path], out: Path) -> Path:
     """
     import torch
 
-    sources = [Path(sources)] if isinstance(sources, (str, Path)) else [Path(s) for s in sources]
+    sources = [Path(s) for s in sources]
     if not sources:
         raise ValueError("no reader weights to export")
     loaded = [_load_classifier(source) for source in sources]
