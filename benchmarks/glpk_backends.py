@@ -18,7 +18,7 @@ import numpy as np
 from cvxopt import glpk
 from highspy import _core as highs
 
-from solver.mip import IntegerProgram, LinearSolution, Rows, Solution, SolverError, solve, with_proof
+from solver.mip import IntegerProgram, LinearSolution, Rows, Solution, SolverError, Stop, Stopped, solve, with_proof
 
 #: GLPK's relative objective tolerance: well below 1 / (largest objective the models reach).
 OBJECTIVE_TOLERANCE = 1e-10
@@ -53,8 +53,21 @@ def _divided_by_gcd(rows: Rows, integer: np.ndarray, equal: bool) -> Rows | None
     return Rows(rows.rows, rows.cols, rows.values / divisor[rows.rows], rhs)
 
 
-def solve_with_glpk(program: IntegerProgram, time_limit_s: float, start: np.ndarray | None = None) -> Solution | None:
-    """Same contract as :func:`solver.mip.solve`, through GLPK (cvxopt), which takes no start."""
+def solve_with_glpk(
+    program: IntegerProgram, time_limit_s: float, start: np.ndarray | None = None, stop: Stop | None = None,
+) -> Solution | None:
+    """Same contract as :func:`solver.mip.solve`, through GLPK (cvxopt), which takes no start and
+    cannot be interrupted: a ``stop`` set before it starts or while it runs raises
+    :class:`solver.mip.Stopped` as it would start or end."""
+    if stop is not None and stop.is_set():
+        raise Stopped("stopped before the search began")
+    found = _glpk(program, time_limit_s)
+    if stop is not None and stop.is_set():
+        raise Stopped("stopped during the search")
+    return found
+
+
+def _glpk(program: IntegerProgram, time_limit_s: float) -> Solution | None:
     n = len(program.objective)
     if n == 0 or (not len(program.equal) and not len(program.at_most)):
         return solve(program, time_limit_s)  # no columns or no rows: nothing for GLPK to do

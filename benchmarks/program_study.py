@@ -48,9 +48,11 @@ def _recording() -> Iterator[list[tuple[mip.IntegerProgram, mip.Solution | None,
         weights.append(w)
         return build(problem, columns, objective, w)
 
-    def solving(program, limit, start=None):
+    def solving(program, limit, start=None, stop=None):
+        # CPU time of the whole process: with two searches at a time (solver.mip._TwoAtATime) a
+        # program's time includes the other's.
         began = time.process_time()
-        solution = solve(program, limit, start)
+        solution = solve(program, limit, start, stop)
         seen.append((program, solution, time.process_time() - began, weights[-1] if weights else None))
         return solution
 

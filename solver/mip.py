@@ -13,18 +13,25 @@ A program whose relaxation is loose by a few units of a known size, with a solut
 be solved by descending from the bound (:func:`solve_descending`): a few programs without the
 columns the relaxation's reduced costs rule out, each exact for the target it is solved at; the
 caller may give it a hand-over for when the steps grow dear (the move solver splits the program
-by the old melds a move touches, :mod:`solver.split_search`).
+by the old melds a move touches, :mod:`solver.split_search`). Once the steps keep a thousand
+columns, two searches run at a time: the next step beside the current one, then the hand-over
+beside the last steps, the first answer that settles the program stopping the other search
+(:class:`Stop`: SCIP is interrupted).
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse
+from ortools.linear_solver import linear_solver_pb2, pywraplp
 from ortools.linear_solver.python import model_builder_helper as builder
 
 from .deadline import MIN_CALL_S
@@ -45,7 +52,9 @@ _HEURISTICS_OFF = (
     "oneopt", "zirounding", "simplerounding", "rounding", "randrounding",
 )
 #: Exact (zero gap), single-threaded, light root (see the module docstring): no presolve rounds,
-#: no cutting planes, no restart, no symmetry handling and the heuristics above off.
+#: no cutting planes, no restart and the heuristics above off. Symmetry handling is left as SCIP
+#: has it: turned off here, ``pywraplp``'s SCIP (:class:`Stop`) printed an error on restoring it
+#: after every run, and turning it off changed no time measured (variant benchmark, session 30).
 SCIP_PARAMETERS = """\
 limits/gap = 0
 limits/absgap = 0
@@ -53,7 +62,6 @@ parallel/maxnthreads = 1
 lp/threads = 1
 presolving/maxrounds = 0
 presolving/maxrestarts = 0
-misc/usesymmetry = 0
 separating/maxroundsroot = 0
 separating/maxrounds = 0
 """ + "".join(f"heuristics/{name}/freq = -1\n" for name in _HEURISTICS_OFF)
@@ -312,15 +320,103 @@ def _meets_rows(program: IntegerProgram, values: np.ndarray) -> bool:
 
 #: What the light root may end in that SCIP's own settings are tried for (see SCIP_CAREFUL_PARAMETERS).
 _RETRIED = (builder.SolveStatus.UNKNOWN_STATUS, builder.SolveStatus.INVALID_SOLVER_PARAMETERS)
+#: pywraplp's result codes as the model builder's statuses (ABNORMAL: SCIP ended in an error).
+_STATUS = {
+    pywraplp.Solver.OPTIMAL: builder.SolveStatus.OPTIMAL,
+    pywraplp.Solver.FEASIBLE: builder.SolveStatus.FEASIBLE,
+    pywraplp.Solver.INFEASIBLE: builder.SolveStatus.INFEASIBLE,
+    pywraplp.Solver.UNBOUNDED: builder.SolveStatus.UNBOUNDED,
+    pywraplp.Solver.ABNORMAL: builder.SolveStatus.UNKNOWN_STATUS,
+    pywraplp.Solver.MODEL_INVALID: builder.SolveStatus.MODEL_INVALID,
+    pywraplp.Solver.NOT_SOLVED: builder.SolveStatus.NOT_SOLVED,
+}
 
 
-def _scip(model: builder.ModelBuilderHelper, parameters: str, time_limit_s: float) -> builder.ModelSolverHelper:
-    """One SCIP run on ``model`` (OR-Tools' model builder starts a fresh SCIP each time)."""
-    solver = builder.ModelSolverHelper("scip")
-    solver.set_solver_specific_parameters(parameters)
-    solver.set_time_limit_in_seconds(time_limit_s)
-    solver.solve(model)
-    return solver
+class Stopped(Exception):
+    """A search was stopped from outside (:class:`Stop`) before it ended: nothing is known."""
+
+
+class Stop:
+    """A signal that stops the searches given it, from another thread: a SCIP run under way is
+    interrupted, a later one is not started (each raises :class:`Stopped`).
+
+    A run that may be stopped goes through ``pywraplp``, whose ``InterruptSolve`` stops SCIP
+    (0.11 s after it on a 0.51-s run); the model builder's ``interrupt_solve`` does not (that run
+    went on for all its 0.51 s), but the model builder starts SCIP 3 ms sooner, so runs nobody
+    stops keep to it (:func:`_scip`). An interruption that comes before SCIP has begun is lost
+    (SCIP clears it as it starts), so :meth:`set` interrupts again until the runs have ended."""
+
+    #: Seconds between two interruptions of a run that has not ended yet.
+    AGAIN_S = 0.005
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._set = False
+        self._running: set[pywraplp.Solver] = set()
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        """Stop: let no run start, and interrupt the runs under way until they have ended."""
+        while True:
+            with self._lock:
+                self._set = True
+                running = list(self._running)
+            if not running:
+                return
+            for solver in running:
+                solver.InterruptSolve()
+            time.sleep(self.AGAIN_S)
+
+    @contextmanager
+    def watching(self, solver: pywraplp.Solver) -> Iterator[None]:
+        """Within: ``solver``'s run is one :meth:`set` interrupts. Raises :class:`Stopped` at once
+        when the signal is already set, or on leaving when it was set meanwhile."""
+        with self._lock:
+            if self._set:
+                raise Stopped("stopped before the search began")
+            self._running.add(solver)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._running.discard(solver)
+        if self._set:
+            raise Stopped("stopped during the search")
+
+
+@dataclass(frozen=True)
+class ScipRun:
+    """What one SCIP run ended in: a status (as the model builder names them) and the values of
+    the best solution it found (None: none)."""
+
+    status: builder.SolveStatus
+    values: np.ndarray | None
+
+
+def _scip(model: builder.ModelBuilderHelper, parameters: str, time_limit_s: float, stop: Stop | None = None) -> ScipRun:
+    """One SCIP run on ``model`` (a fresh SCIP each time), through the model builder, or through
+    ``pywraplp`` when ``stop`` may stop it (:class:`Stop` says why two routes)."""
+    if stop is None:
+        helper = builder.ModelSolverHelper("scip")
+        helper.set_solver_specific_parameters(parameters)
+        helper.set_time_limit_in_seconds(time_limit_s)
+        helper.solve(model)
+        values = np.asarray(helper.variable_values(), dtype=np.float64) if helper.has_solution() else None
+        return ScipRun(helper.status(), values)
+    solver = pywraplp.Solver.CreateSolver("SCIP")
+    solver.LoadModelFromProto(builder.to_mpmodel_proto(model))
+    if not solver.SetSolverSpecificParametersAsString(parameters):
+        return ScipRun(builder.SolveStatus.INVALID_SOLVER_PARAMETERS, None)
+    solver.SetTimeLimit(max(1, math.ceil(time_limit_s * 1000)))
+    with stop.watching(solver):
+        status = _STATUS.get(solver.Solve(), builder.SolveStatus.UNKNOWN_STATUS)
+    if status not in (builder.SolveStatus.OPTIMAL, builder.SolveStatus.FEASIBLE):
+        return ScipRun(status, None)
+    response = linear_solver_pb2.MPSolutionResponse()
+    solver.FillSolutionResponseProto(response)
+    return ScipRun(status, np.asarray(response.variable_value, dtype=np.float64))
 
 
 #: Programs of at least this many columns are relaxed with GLOP's dual simplex (a third of
@@ -328,12 +424,15 @@ def _scip(model: builder.ModelBuilderHelper, parameters: str, time_limit_s: floa
 DUAL_SIMPLEX_COLUMNS = 1000
 
 
-def solve(program: IntegerProgram, time_limit_s: float, start: np.ndarray | None = None) -> Solution | None:
+def solve(
+    program: IntegerProgram, time_limit_s: float, start: np.ndarray | None = None, stop: Stop | None = None,
+) -> Solution | None:
     """Solve ``program`` to optimality (zero gap) unless the time limit stops the search;
     ``None`` when it has no solution. An integral relaxation answers without SCIP.
     ``start``: a solution to begin from (NaN: a column it leaves open), which SCIP checks and
     completes; if it fits, SCIP has a solution from the first node on.
-    Raises :class:`OutOfTime` when the time limit came before any solution."""
+    Raises :class:`OutOfTime` when the time limit came before any solution, :class:`Stopped`
+    when ``stop`` stopped the search."""
     if len(program.objective) == 0:
         feasible = np.all(program.equal.rhs == 0) and np.all(program.at_most.rhs >= 0)
         return Solution(np.zeros(0), True) if feasible else None
@@ -350,19 +449,17 @@ def solve(program: IntegerProgram, time_limit_s: float, start: np.ndarray | None
         for column in np.flatnonzero(~np.isnan(start)).tolist():
             model.add_hint(column, float(start[column]))
     started = time.monotonic()
-    solver = _scip(model, SCIP_PARAMETERS, time_limit_s)
-    if solver.status() in _RETRIED:
+    run = _scip(model, SCIP_PARAMETERS, time_limit_s, stop)
+    if run.status in _RETRIED:
         left = time_limit_s - (time.monotonic() - started)
-        solver = _scip(model, SCIP_CAREFUL_PARAMETERS, max(left, MIN_CALL_S))
-    status = solver.status()
-    if status == builder.SolveStatus.INFEASIBLE:
+        run = _scip(model, SCIP_CAREFUL_PARAMETERS, max(left, MIN_CALL_S), stop)
+    if run.status == builder.SolveStatus.INFEASIBLE:
         return None
-    if status == builder.SolveStatus.NOT_SOLVED and not solver.has_solution():
+    if run.status == builder.SolveStatus.NOT_SOLVED and run.values is None:
         raise OutOfTime(f"no solution within the time limit of {time_limit_s:g} s")
-    if status not in (builder.SolveStatus.OPTIMAL, builder.SolveStatus.FEASIBLE) or not solver.has_solution():
-        raise SolverError(f"the MIP solver returned status {status.name}")
-    values = np.asarray(solver.variable_values(), dtype=np.float64)
-    return Solution(np.where(program.continuous, values, np.round(values)), status == builder.SolveStatus.OPTIMAL)
+    if run.status not in (builder.SolveStatus.OPTIMAL, builder.SolveStatus.FEASIBLE) or run.values is None:
+        raise SolverError(f"the MIP solver returned status {run.status.name}")
+    return Solution(np.where(program.continuous, run.values, np.round(run.values)), run.status == builder.SolveStatus.OPTIMAL)
 
 
 #: The descent (:func:`solve_descending`) hands over to one search of the whole program, from the
@@ -377,8 +474,29 @@ DESCENT_COLUMN_SHARE = 0.5
 #: (``benchmarks/README.md``, session 24). A descent that stops early over a program of this many
 #: columns hands over too (session 25); a smaller program is searched whole.
 HAND_OVER_COLUMNS = 4_500
-#: ``hand_over(relaxation, best solution known, score out of reach, seconds left)``.
-HandOver = Callable[["LinearSolution", np.ndarray, float, float], "Solution | None"]
+#: With a hand-over, from a target keeping this many columns on, the descent runs two searches at a
+#: time (:class:`_TwoAtATime`); its cheaper steps before run one at a time.
+BESIDE_COLUMNS = 1_000
+#: ``hand_over(relaxation, best solution known, score out of reach, seconds left, beside)``.
+HandOver = Callable[["LinearSolution", np.ndarray, float, float, "Beside"], "Solution | None"]
+
+
+@dataclass(frozen=True)
+class Beside:
+    """What a hand-over hears from the descent it may run beside (:class:`_TwoAtATime`)."""
+
+    #: Once set, the hand-over returns soon with its best solution found (not optimal).
+    stop: Stop
+    #: Set once the descent has ended: from then on the machine's cores are the hand-over's (a
+    #: search that runs several threads runs one until then, leaving a core to the descent).
+    alone: threading.Event
+
+    @staticmethod
+    def nobody() -> Beside:
+        """A hand-over that runs alone."""
+        alone = threading.Event()
+        alone.set()
+        return Beside(Stop(), alone)
 
 
 def solve_descending(
@@ -437,6 +555,9 @@ def solve_descending(
             or len(keep) > DESCENT_COLUMN_SHARE * len(program.objective) or spent >= budget
         ):
             break
+        if hand_over is not None and len(keep) >= BESIDE_COLUMNS:
+            two = _TwoAtATime(program, linear, loss, step, floor, hand_over, began, time_limit_s)
+            return two.run(steps, start, ceiling)
         last = target == floor  # the start reaches it: this program has a solution from the first node
         try:
             found = solve_narrowed(program, keep, target, left() if last else budget - spent, start if last else None)
@@ -452,16 +573,113 @@ def solve_descending(
         ceiling = target
         steps += 1
     if hand_over is not None and len(program.objective) >= HAND_OVER_COLUMNS:
-        return hand_over(linear, start, ceiling, left())
+        return hand_over(linear, start, ceiling, left(), Beside.nobody())
     return solve(program, left(), start)
 
 
+class _TwoAtATime:
+    """The rest of a descent (:func:`solve_descending`) from a step keeping :data:`BESIDE_COLUMNS`
+    columns on, two searches at a time: the steps in order and, once the next step would keep
+    :data:`HAND_OVER_COLUMNS` columns (or the steps' time is spent), the hand-over. Beside a step,
+    the next step is proven (its answer counts once every step before it has none), or the
+    hand-over runs (its answer counts whenever it ends: it is exact on its own). What settles the
+    program stops the other searches (:class:`Stop`), and so does a step's solution the steps after
+    it.
+
+    Why: from such a step on, neither the steps one by one nor the hand-over is faster on every
+    position (table 90 + rack 14 under repeated colours: a 1,809-column step settles seed 2 in
+    0.47 s where the hand-over takes 0.9 s; seed 3's hand-over takes 0.3 s after a 3,097-column step
+    that proves nothing in 0.53 s; ``benchmarks/README.md``, session 30)."""
+
+    def __init__(
+        self, program: IntegerProgram, linear: LinearSolution, loss: np.ndarray, step: float, floor: int,
+        hand_over: HandOver, began: float, time_limit_s: float,
+    ) -> None:
+        self._program, self._linear, self._loss, self._step, self._floor = program, linear, loss, step, floor
+        self._hand_over, self._began, self._limit = hand_over, began, time_limit_s
+
+    def _left(self) -> float:
+        return max(self._limit - (time.monotonic() - self._began), MIN_CALL_S)
+
+    def _target(self, steps: int) -> int:
+        return max(math.ceil(self._linear.bound - steps * self._step), self._floor)
+
+    def run(self, steps: int, start: np.ndarray, ceiling: float) -> Solution | None:
+        """Settle the program from step number ``steps`` on; ``start``: the best solution known,
+        ``ceiling``: the last target proven out of reach."""
+        budget = DESCENT_TIME_SHARE * self._limit
+        alone = threading.Event()  # set once no step runs or will: the hand-over may use every core
+        running: dict[Future, tuple[int | None, Stop]] = {}  # per search: its step (None: the hand-over)
+        answers: dict[int, Solution | None] = {}  # per step ended: its solution, or None (out of reach)
+        upcoming: int | None = steps  # the next step to start (None: no more)
+        handed_over = False
+        first = steps  # the first step not proven out of reach
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            try:
+                while True:
+                    # A step's solution waiting for the first step under way: nothing more to start.
+                    waiting = any(number == first for number, _ in running.values()) and any(
+                        answer is not None for number, answer in answers.items() if number > first
+                    )
+                    while len(running) < 2 and not waiting and (upcoming is not None or not handed_over):
+                        target = self._target(upcoming) if upcoming is not None else None
+                        keep = None if target is None else np.flatnonzero(self._loss <= self._linear.slack(target))
+                        spent = time.monotonic() - self._began
+                        if keep is None or len(keep) >= HAND_OVER_COLUMNS or spent >= budget:
+                            upcoming = None
+                            beside = Beside(Stop(), alone)
+                            future = pool.submit(self._hand_over, self._linear, start, ceiling, self._left(), beside)
+                            running[future] = (None, beside.stop)
+                            handed_over = True
+                            continue
+                        last = target == self._floor  # the start reaches it
+                        stop = Stop()
+                        limit = self._left() if last else max(budget - spent, MIN_CALL_S)
+                        future = pool.submit(
+                            solve_narrowed, self._program, keep, target, limit, start if last else None, stop,
+                        )
+                        running[future] = (upcoming, stop)
+                        upcoming = None if last else upcoming + 1
+                    if upcoming is None and all(number is None for number, _ in running.values()):
+                        alone.set()
+                    done, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        number, _ = running.pop(future)
+                        if number is None:  # the hand-over: exact, or its best in time
+                            return future.result()
+                        try:
+                            answers[number] = future.result()
+                        except Stopped:
+                            pass
+                        except OutOfTime:  # the steps' time is spent: the hand-over settles it
+                            upcoming = None
+                    while first in answers and answers[first] is None:
+                        ceiling = self._target(first)
+                        first += 1
+                    found = answers.get(first)
+                    if found is not None and (found.optimal or self._target(first) == self._floor):
+                        return found
+                    if found is not None:  # stopped with a solution reaching its target: a better start
+                        start, upcoming = found.values, None
+                    solved = [number for number, answer in answers.items() if answer is not None]
+                    if solved:  # the steps after a step with a solution cannot settle the program
+                        if upcoming is not None and upcoming > min(solved):
+                            upcoming = None
+                        for number, stop in running.values():
+                            if number is not None and number > min(solved):
+                                stop.set()
+            finally:
+                for _, stop in running.values():
+                    stop.set()
 def solve_narrowed(
     program: IntegerProgram, keep: np.ndarray, target: int, time_limit_s: float, start: np.ndarray | None = None,
+    stop: Stop | None = None,
 ) -> Solution | None:
     """``program`` with only the columns ``keep`` and ``objective >= target`` (one step of a
     descent), its solution given back in ``program``'s columns; ``start`` in those too."""
-    found = solve(_at_least(_columns(program, keep), target), time_limit_s, None if start is None else start[keep])
+    found = solve(
+        _at_least(_columns(program, keep), target), time_limit_s, None if start is None else start[keep], stop,
+    )
     if found is None:
         return None
     whole = np.zeros(len(program.objective))

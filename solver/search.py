@@ -358,11 +358,16 @@ def _by_touched_melds(program: mip.IntegerProgram, split: Callable[[], Split]) -
     the descent gets that far) when the sets are few enough, else one search of the whole
     program."""
 
-    def hand_over(linear: mip.LinearSolution, start: np.ndarray, ceiling: float, left: float) -> mip.Solution | None:
+    def hand_over(
+        linear: mip.LinearSolution, start: np.ndarray, ceiling: float, left: float, beside: mip.Beside,
+    ) -> mip.Solution | None:
         parts = split()
         if set_count(parts, start) > MAX_SETS:
-            return mip.solve(program, left, start)
-        return solve_split(program, parts, linear, start, ceiling, left)
+            try:
+                return mip.solve(program, left, start, beside.stop)
+            except mip.Stopped:
+                return mip.Solution(start, False)
+        return solve_split(program, parts, linear, start, ceiling, left, beside)
 
     return hand_over
 

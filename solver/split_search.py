@@ -30,8 +30,9 @@ rows hold at zero (each such column is zero in every solution with those values)
 from the set's own bound (the relaxation's bound less the fixed columns' losses, or the set's
 own relaxation where that is tighter) as the whole program's descent does, down to one unit
 above the best found; sets are taken best bound first, two at a time in threads of their own
-(:data:`SET_WORKERS`; SCIP and GLOP let go of Python's lock while they solve), until no set's
-bound reaches one unit above the best found. A ceiling (a score known out of
+(:data:`SET_WORKERS`; SCIP and GLOP let go of Python's lock while they solve; one at a time while
+the descent still runs a step beside, :class:`solver.mip.Beside`), until no set's bound reaches one
+unit above the best found. A ceiling (a score known out of
 reach) ends the search once the best found lies one unit below it.
 """
 
@@ -49,7 +50,7 @@ import numpy as np
 from .deadline import MIN_CALL_S
 from .mip import (
     INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError,
-    _columns, solve, solve_linear, solve_narrowed, with_proof,
+    Beside, Stopped, _columns, solve, solve_linear, solve_narrowed, with_proof,
 )
 
 #: More sets than this and the split is not tried (one search of the whole program instead); the
@@ -84,19 +85,22 @@ def set_count(split: Split, start: np.ndarray) -> int:
 
 def solve_split(
     program: IntegerProgram, split: Split, linear: LinearSolution, start: np.ndarray, ceiling: float,
-    time_limit_s: float,
+    time_limit_s: float, beside: Beside | None = None,
 ) -> Solution:
     """The optimum of ``program`` found set by set (module docstring), from ``start``, a whole
     solution; ``linear`` is the program's relaxation, ``ceiling`` a score no solution reaches
     (``inf`` if none is known). When the time limit stops the search, the best solution found
-    (``start`` at worst), not marked optimal; if SCIP fails on a set's program, one search of the
-    whole program from the best solution found.
+    (``start`` at worst), not marked optimal, and the same soon after ``beside.stop`` is set (no set
+    is started after it, and the whole program's search is stopped); if SCIP fails on a set's
+    program, one search of the whole program from the best solution found. Until ``beside.alone``
+    is set, one set at a time (a descent runs beside, :class:`solver.mip.Beside`).
 
     The sets with the best bounds are examined :data:`SET_WORKERS` at a time, each in a thread of
     its own (SCIP and GLOP let go of Python's lock while they solve): a set examined beside one
     whose answer would have ruled it out costs time on another core, never the answer, since
     each set is either searched or ruled out by a proof that holds whatever was found first."""
     began = time.monotonic()
+    beside = Beside.nobody() if beside is None else beside
 
     def left() -> float:
         return max(time_limit_s - (time.monotonic() - began), MIN_CALL_S)
@@ -146,9 +150,10 @@ def solve_split(
                 worth = np.flatnonzero(open_sets & (bound >= best_score + 1.0 - tolerance))
                 if not len(worth) and not running:
                     return Solution(best, True)
-                if time.monotonic() - began >= time_limit_s:
+                if time.monotonic() - began >= time_limit_s or beside.stop.is_set():
                     return Solution(best, False)
-                for i in worth[np.argsort(-bound[worth], kind="stable")[:SET_WORKERS - len(running)]].tolist():
+                cores = SET_WORKERS if beside.alone.is_set() else 1
+                for i in worth[np.argsort(-bound[worth], kind="stable")[:max(cores - len(running), 0)]].tolist():
                     open_sets[i] = False
                     running.add(workers.submit(examine, i, best_score))
                 done, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -168,7 +173,10 @@ def solve_split(
             return Solution(best, False)
         except SolverError:
             pass  # SCIP failed on one of the many small programs: below, once no set is under way
-    return solve(program, left(), best)  # one search of the whole program
+    try:
+        return solve(program, left(), best, beside.stop)  # one search of the whole program
+    except Stopped:
+        return Solution(best, False)
 
 
 @dataclass(frozen=True)

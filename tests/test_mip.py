@@ -293,26 +293,13 @@ def test_search_stopped_by_the_time_limit_returns_a_solution_not_marked_optimal(
     assert weights @ solution.values <= capacity
 
 
-class _FinishedSolver:
-    """What ``mip._scip`` returns, with a chosen status and no solution."""
-
-    def __init__(self, status) -> None:
-        self._status = status
-
-    def status(self):
-        return self._status
-
-    def has_solution(self) -> bool:
-        return False
-
-
 def test_time_limit_before_any_solution_is_out_of_time_not_infeasible(monkeypatch) -> None:
     # "No solution within the time" must not read as "no solution": the solver would then
     # take a reachable score for an unreachable one.
     program = _stored_program("glop_abnormal")
     monkeypatch.setattr(mip, "solve_linear", lambda *args, **kwargs: None)  # straight to the search
-    stopped = _FinishedSolver(mip.builder.SolveStatus.NOT_SOLVED)
-    monkeypatch.setattr(mip, "_scip", lambda model, parameters, time_limit_s: stopped)
+    stopped = mip.ScipRun(mip.builder.SolveStatus.NOT_SOLVED, None)
+    monkeypatch.setattr(mip, "_scip", lambda model, parameters, time_limit_s, stop: stopped)
     with pytest.raises(mip.OutOfTime, match="time limit"):
         solve(program, time_limit_s=0.5)
 
@@ -338,9 +325,9 @@ def test_an_error_status_is_retried_once_with_scips_own_settings(monkeypatch, st
     used: list[str] = []
     answers = iter(statuses)
 
-    def scip(model, parameters: str, time_limit_s: float) -> _FinishedSolver:
+    def scip(model, parameters: str, time_limit_s: float, stop) -> mip.ScipRun:
         used.append(parameters)
-        return _FinishedSolver(getattr(mip.builder.SolveStatus, next(answers)))
+        return mip.ScipRun(getattr(mip.builder.SolveStatus, next(answers)), None)
 
     monkeypatch.setattr(mip, "_scip", scip)
     if outcome is None:
@@ -357,10 +344,12 @@ def test_the_installed_scip_knows_every_setting_of_the_light_root() -> None:
     program = _stored_program("glop_abnormal")
     model = mip.model_of(program)
     mip._require_integers(model, program)
-    status = mip._scip(model, mip.SCIP_PARAMETERS, 10.0).status()
-    assert status in (mip.builder.SolveStatus.OPTIMAL, mip.builder.SolveStatus.INFEASIBLE)
-    bad = mip._scip(mip.model_of(program), mip.SCIP_PARAMETERS + "heuristics/nosuchheuristic/freq = -1\n", 10.0)
-    assert bad.status() == mip.builder.SolveStatus.INVALID_SOLVER_PARAMETERS
+    bad_parameters = mip.SCIP_PARAMETERS + "heuristics/nosuchheuristic/freq = -1\n"
+    for stop in (None, mip.Stop()):  # both routes to SCIP (see mip.Stop)
+        status = mip._scip(model, mip.SCIP_PARAMETERS, 10.0, stop).status
+        assert status in (mip.builder.SolveStatus.OPTIMAL, mip.builder.SolveStatus.INFEASIBLE)
+        bad = mip._scip(model, bad_parameters, 10.0, stop)
+        assert bad.status == mip.builder.SolveStatus.INVALID_SOLVER_PARAMETERS
 
 
 def test_the_callers_time_left_also_bounds_the_relaxation() -> None:
@@ -395,9 +384,9 @@ def test_descending_solves_programs_without_the_columns_no_target_can_use(monkey
     sizes = []
     inner = mip.solve
 
-    def recording(program, time_limit_s, start=None):
+    def recording(program, time_limit_s, start=None, stop=None):
         sizes.append(len(program.objective))
-        return inner(program, time_limit_s, start)
+        return inner(program, time_limit_s, start, stop)
 
     monkeypatch.setattr(mip, "solve", recording)
     narrowed = 0
@@ -413,7 +402,7 @@ def test_descending_without_a_whole_start_solves_the_program_whole(monkeypatch) 
     program = _packing(3)
     calls = []
     inner = mip.solve
-    monkeypatch.setattr(mip, "solve", lambda p, t, start=None: calls.append(len(p.objective)) or inner(p, t, start))
+    monkeypatch.setattr(mip, "solve", lambda p, t, start=None, stop=None: calls.append(len(p.objective)) or inner(p, t, start, stop))
     start = np.zeros(len(program.objective))
     start[0] = np.nan  # a column the start leaves open
     found = mip.solve_descending(program, 10.0, 60.0, start)
@@ -446,11 +435,11 @@ def test_a_narrowed_program_out_of_time_hands_over_to_the_whole_program_from_the
     calls = []
     inner = mip.solve
 
-    def first_out_of_time(p, t, start=None):
+    def first_out_of_time(p, t, start=None, stop=None):
         calls.append((len(p.objective), start is not None))
         if len(calls) == 1:
             raise mip.OutOfTime("stopped for the test")
-        return inner(p, t, start)
+        return inner(p, t, start, stop)
 
     monkeypatch.setattr(mip, "solve", first_out_of_time)
     found = mip.solve_descending(program, 10.0, 60.0, np.zeros(len(program.objective)))
@@ -464,7 +453,7 @@ def test_a_target_keeping_too_many_columns_hands_over_at_once(monkeypatch) -> No
     calls = []
     inner = mip.solve
     monkeypatch.setattr(mip, "DESCENT_COLUMN_SHARE", 0.0)
-    monkeypatch.setattr(mip, "solve", lambda p, t, start=None: calls.append(len(p.objective)) or inner(p, t, start))
+    monkeypatch.setattr(mip, "solve", lambda p, t, start=None, stop=None: calls.append(len(p.objective)) or inner(p, t, start, stop))
     found = mip.solve_descending(program, 10.0, 60.0, np.zeros(len(program.objective)))
     assert calls == [len(program.objective)]
     assert found.optimal and program.objective @ found.values == program.objective @ inner(program, 60.0).values

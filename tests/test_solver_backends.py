@@ -61,3 +61,10 @@ def test_configuration_is_undone_afterwards() -> None:
     with configured("GLPK + HiGHS"):
         assert mip.solve is solve_with_glpk and search.relax is relax_with_highs
     assert (mip.solve, search.relax) == shipped
+
+
+def test_glpk_stand_in_heeds_a_stop_set_before_it_starts() -> None:
+    stop = mip.Stop()
+    stop.set()
+    with pytest.raises(mip.Stopped):
+        solve_with_glpk(_knapsack(), time_limit_s=5.0, stop=stop)

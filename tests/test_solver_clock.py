@@ -38,3 +38,11 @@ def test_the_solver_gets_its_model_builder_back_even_after_an_error() -> None:
         assert solver.mip.builder is not builder
         raise RuntimeError("boom")
     assert solver.mip.builder is builder
+
+
+def test_a_scip_run_that_may_be_stopped_is_timed_too() -> None:
+    with clocked() as clock:
+        solution = solver.mip.solve(_program(3.0), 10.0, stop=solver.mip.Stop())
+    assert solution is not None and solution.values.sum() == 1
+    assert clock.scip > 0
+    assert solver.mip._scip.__name__ == "_scip"  # given back

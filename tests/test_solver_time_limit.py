@@ -33,8 +33,8 @@ class Calls:
         self.solve = mip.solve
         self.solve_descending = mip.solve_descending
 
-    def __call__(self, program: mip.IntegerProgram, time_limit_s: float, start=None) -> mip.Solution | None:
-        return self._answer(lambda: self.solve(program, time_limit_s, start), time_limit_s)
+    def __call__(self, program: mip.IntegerProgram, time_limit_s: float, start=None, stop=None) -> mip.Solution | None:
+        return self._answer(lambda: self.solve(program, time_limit_s, start, stop), time_limit_s)
 
     def descending(
         self, program: mip.IntegerProgram, step: float, time_limit_s: float, start, hand_over=None,

@@ -92,10 +92,10 @@ def test_sets_without_a_solution_are_ruled_out_by_cuts_not_searched(monkeypatch)
         finally:
             in_set.searching = False
 
-    def solve(program, time_limit_s, start=None):
+    def solve(program, time_limit_s, start=None, stop=None):
         if not getattr(in_set, "searching", False):
             checked.append(1)
-        return inner_solve(program, time_limit_s, start)
+        return inner_solve(program, time_limit_s, start, stop)
 
     monkeypatch.setattr(split_search, "_best_above", best_above)
     monkeypatch.setattr(split_search, "solve", solve)
@@ -256,16 +256,16 @@ def test_the_descent_hands_over_before_a_large_step_with_the_score_it_proved_out
         program = _touching(seed, needed=2)
         expected = program.objective @ inner(program, 60.0).values
         sizes = []
-        monkeypatch.setattr(mip, "solve", lambda p, t, start=None: sizes.append(len(p.objective)) or inner(p, t, start))
+        monkeypatch.setattr(mip, "solve", lambda p, t, start=None, stop=None: sizes.append(len(p.objective)) or inner(p, t, start, stop))
         mip.solve_descending(program, 1.0, 60.0, _start(program))  # no hand-over: every step
         monkeypatch.setattr(mip, "solve", inner)
         if len(sizes) < 2 or not sizes[0] < sizes[1] < len(program.objective):
             continue  # solved at its first step, by one whole search, or its second step no larger
         handed = []
 
-        def hand_over(linear, start, ceiling, left):
+        def hand_over(linear, start, ceiling, left, beside):
             handed.append(ceiling)
-            return solve_split(program, _split(program), linear, start, ceiling, left)
+            return solve_split(program, _split(program), linear, start, ceiling, left, beside)
 
         monkeypatch.setattr(mip, "HAND_OVER_COLUMNS", sizes[1])  # the second step is too large
         found = mip.solve_descending(program, 1.0, 60.0, _start(program), hand_over=hand_over)
@@ -291,21 +291,21 @@ def test_a_descent_that_stops_early_over_a_large_program_hands_over_instead_of_s
     whole = len(program.objective)
     searched = []
 
-    def solve(p, t, start=None):
+    def solve(p, t, start=None, signal=None):
         searched.append(len(p.objective))
         if stop == "out of time" and len(p.objective) < whole:
             raise mip.OutOfTime("stopped for the test")
-        return inner(p, t, start)
+        return inner(p, t, start, signal)
 
     monkeypatch.setattr(mip, "DESCENT_COLUMN_SHARE", 0.0 if stop == "column share" else 1.0)
     monkeypatch.setattr(mip, "HAND_OVER_COLUMNS", whole if large else whole + 1)
     monkeypatch.setattr(mip, "solve", solve)
     handed = []
 
-    def hand_over(linear, start, ceiling, left):
+    def hand_over(linear, start, ceiling, left, beside):
         handed.append(ceiling)
         monkeypatch.setattr(mip, "solve", inner)
-        return solve_split(program, _split(program), linear, start, ceiling, left)
+        return solve_split(program, _split(program), linear, start, ceiling, left, beside)
 
     found = mip.solve_descending(program, 1.0, 60.0, _start(program), hand_over=hand_over)
     narrowed = [True] if stop == "out of time" else []  # the one narrowed step tried
@@ -344,7 +344,8 @@ def test_too_many_sets_hand_over_to_one_search_of_the_whole_program(monkeypatch)
     expected = program.objective @ solve(program, 60.0).values
     monkeypatch.setattr(search, "solve_split", lambda *args: pytest.fail("the sets are too many to search"))
     monkeypatch.setattr(search, "MAX_SETS", math.comb(MELDS, TOUCHED) - 1)
-    found = search._by_touched_melds(program, lambda: _split(program))(linear, _start(program), math.inf, 60.0)
+    hand_over = search._by_touched_melds(program, lambda: _split(program))
+    found = hand_over(linear, _start(program), math.inf, 60.0, mip.Beside.nobody())
     assert found.optimal and program.objective @ found.values == pytest.approx(expected)
 
 
@@ -354,11 +355,11 @@ def test_a_solver_failure_on_a_set_falls_back_to_one_search_of_the_whole_program
     inner = split_search.solve
     calls = []
 
-    def failing_once(p, t, start=None):
+    def failing_once(p, t, start=None, stop=None):
         calls.append(len(p.objective))
         if len(calls) == 1:
             raise mip.SolverError("the MIP solver returned status ABNORMAL")
-        return inner(p, t, start)
+        return inner(p, t, start, stop)
 
     monkeypatch.setattr(split_search, "solve", failing_once)
     found = solve_split(program, _split(program), solve_linear(program), _start(program), math.inf, 60.0)
