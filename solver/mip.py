@@ -459,7 +459,8 @@ def solve(
         raise OutOfTime(f"no solution within the time limit of {time_limit_s:g} s")
     if run.status not in (builder.SolveStatus.OPTIMAL, builder.SolveStatus.FEASIBLE) or run.values is None:
         raise SolverError(f"the MIP solver returned status {run.status.name}")
-    return Solution(np.where(program.continuous, run.values, np.round(run.values)), run.status == builder.SolveStatus.OPTIMAL)
+    values = np.where(program.continuous, run.values, np.round(run.values))
+    return Solution(values, run.status == builder.SolveStatus.OPTIMAL)
 
 
 #: The descent (:func:`solve_descending`) hands over to one search of the whole program, from the
@@ -485,18 +486,21 @@ HandOver = Callable[["LinearSolution", np.ndarray, float, float, "Beside"], "Sol
 class Beside:
     """What a hand-over hears from the descent it may run beside (:class:`_TwoAtATime`)."""
 
-    #: Once set, the hand-over returns soon with its best solution found (not optimal).
-    stop: Stop
+    #: Once set, the hand-over returns soon with its best solution found (not optimal); None:
+    #: nobody stops it (its searches need not be ones that can be stopped, :func:`_scip`).
+    stop: Stop | None
     #: Set once the descent has ended: from then on the machine's cores are the hand-over's (a
     #: search that runs several threads runs one until then, leaving a core to the descent).
     alone: threading.Event
+    #: The lowest score proven out of reach so far: the descent's steps beside go on proving.
+    ceiling: Callable[[], float] = lambda: math.inf
 
     @staticmethod
     def nobody() -> Beside:
         """A hand-over that runs alone."""
         alone = threading.Event()
         alone.set()
-        return Beside(Stop(), alone)
+        return Beside(None, alone)
 
 
 def solve_descending(
@@ -555,7 +559,7 @@ def solve_descending(
             or len(keep) > DESCENT_COLUMN_SHARE * len(program.objective) or spent >= budget
         ):
             break
-        if hand_over is not None and len(keep) >= BESIDE_COLUMNS:
+        if hand_over is not None and len(program.objective) >= HAND_OVER_COLUMNS and len(keep) >= BESIDE_COLUMNS:
             two = _TwoAtATime(program, linear, loss, step, floor, hand_over, began, time_limit_s)
             return two.run(steps, start, ceiling)
         last = target == floor  # the start reaches it: this program has a solution from the first node
@@ -578,9 +582,10 @@ def solve_descending(
 
 
 class _TwoAtATime:
-    """The rest of a descent (:func:`solve_descending`) from a step keeping :data:`BESIDE_COLUMNS`
-    columns on, two searches at a time: the steps in order and, once the next step would keep
-    :data:`HAND_OVER_COLUMNS` columns (or the steps' time is spent), the hand-over. Beside a step,
+    """The rest of a descent (:func:`solve_descending`) with a hand-over, from a step keeping
+    :data:`BESIDE_COLUMNS` columns on, two searches at a time: the steps in order and, where the
+    descent alone would hand over (the next step keeping :data:`HAND_OVER_COLUMNS` columns or more
+    than :data:`DESCENT_COLUMN_SHARE` of them, or the steps' time spent), the hand-over. Beside a step,
     the next step is proven (its answer counts once every step before it has none), or the
     hand-over runs (its answer counts whenever it ends: it is exact on its own). What settles the
     program stops the other searches (:class:`Stop`), and so does a step's solution the steps after
@@ -614,6 +619,10 @@ class _TwoAtATime:
         upcoming: int | None = steps  # the next step to start (None: no more)
         handed_over = False
         first = steps  # the first step not proven out of reach
+
+        def proven() -> float:  # read by the hand-over while the steps beside it go on
+            return ceiling
+
         with ThreadPoolExecutor(max_workers=2) as pool:
             try:
                 while True:
@@ -625,11 +634,15 @@ class _TwoAtATime:
                         target = self._target(upcoming) if upcoming is not None else None
                         keep = None if target is None else np.flatnonzero(self._loss <= self._linear.slack(target))
                         spent = time.monotonic() - self._began
-                        if keep is None or len(keep) >= HAND_OVER_COLUMNS or spent >= budget:
+                        if (
+                            keep is None or len(keep) >= HAND_OVER_COLUMNS
+                            or len(keep) > DESCENT_COLUMN_SHARE * len(self._program.objective) or spent >= budget
+                        ):
                             upcoming = None
-                            beside = Beside(Stop(), alone)
+                            stop = Stop()
+                            beside = Beside(stop, alone, proven)
                             future = pool.submit(self._hand_over, self._linear, start, ceiling, self._left(), beside)
-                            running[future] = (None, beside.stop)
+                            running[future] = (None, stop)
                             handed_over = True
                             continue
                         last = target == self._floor  # the start reaches it
@@ -671,6 +684,8 @@ class _TwoAtATime:
             finally:
                 for _, stop in running.values():
                     stop.set()
+
+
 def solve_narrowed(
     program: IntegerProgram, keep: np.ndarray, target: int, time_limit_s: float, start: np.ndarray | None = None,
     stop: Stop | None = None,

@@ -50,7 +50,7 @@ import numpy as np
 from .deadline import MIN_CALL_S
 from .mip import (
     INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError,
-    Beside, Stopped, _columns, solve, solve_linear, solve_narrowed, with_proof,
+    Beside, Stop, Stopped, _columns, solve, solve_linear, solve_narrowed, with_proof,
 )
 
 #: More sets than this and the split is not tried (one search of the whole program instead); the
@@ -59,6 +59,12 @@ MAX_SETS = 20_000
 #: Sets examined at once, each in a thread of its own: a laptop has two cores or more (on the 2-core
 #: machine the slowest moves of the variant benchmark took 10-40 % less, ``benchmarks/README.md``, session 29).
 SET_WORKERS = 2
+#: A set's search of this many columns or more may be stopped (:class:`solver.mip.Stop`): those
+#: took up to 0.4 s (table 60 + rack 8 under repeated colours, session 30), where a smaller one
+#: ends in milliseconds, less than the 3 ms a search that can be stopped costs to start.
+STOPPABLE_COLUMNS = 1_000
+#: Seconds between two looks, beside a descent, at whether it has ended (:class:`solver.mip.Beside`).
+ALONE_POLL_S = 0.005
 #: A first-phase bound must lie this far below zero to rule a set out (nearer is rounding).
 CUT_TOLERANCE = 1e-6
 
@@ -89,8 +95,9 @@ def solve_split(
 ) -> Solution:
     """The optimum of ``program`` found set by set (module docstring), from ``start``, a whole
     solution; ``linear`` is the program's relaxation, ``ceiling`` a score no solution reaches
-    (``inf`` if none is known). When the time limit stops the search, the best solution found
-    (``start`` at worst), not marked optimal, and the same soon after ``beside.stop`` is set (no set
+    (``inf`` if none is known; ``beside.ceiling()`` may prove a lower one meanwhile). When the time
+    limit stops the search, the best solution found (``start`` at worst), not marked optimal, and
+    the same soon after ``beside.stop`` is set (no set
     is started after it, and the whole program's search is stopped); if SCIP fails on a set's
     program, one search of the whole program from the best solution found. Until ``beside.alone``
     is set, one set at a time (a descent runs beside, :class:`solver.mip.Beside`).
@@ -104,6 +111,10 @@ def solve_split(
 
     def left() -> float:
         return max(time_limit_s - (time.monotonic() - began), MIN_CALL_S)
+
+    def out_of_reach() -> float:
+        """The lowest score known out of reach: ``ceiling``, or lower since proven beside."""
+        return min(ceiling, beside.ceiling())
 
     cols = split.columns
     t = int(np.sum(start[cols] < 0.5))
@@ -135,7 +146,8 @@ def solve_split(
         constant = round(float(program.objective @ part.constant))  # the fixed columns' score
         better = math.floor(best_score + OBJECTIVE_TOLERANCE) + 1 - constant
         found = _best_above(
-            part.program, loss[part.kept], bound[i] - constant, better, ceiling - constant, split.step, tolerance, left,
+            part.program, loss[part.kept], bound[i] - constant, better, out_of_reach() - constant, split.step,
+            tolerance, left, beside.stop,
         )
         if found is None:
             return _Examined(None, None)
@@ -145,18 +157,20 @@ def solve_split(
     with ThreadPoolExecutor(max_workers=SET_WORKERS) as workers:  # on leaving, the sets under way end first
         try:
             while True:
-                if best_score + 1.0 >= ceiling - tolerance:
+                if best_score + 1.0 >= out_of_reach() - tolerance:
                     return Solution(best, True)
                 worth = np.flatnonzero(open_sets & (bound >= best_score + 1.0 - tolerance))
                 if not len(worth) and not running:
                     return Solution(best, True)
-                if time.monotonic() - began >= time_limit_s or beside.stop.is_set():
+                if time.monotonic() - began >= time_limit_s or beside.stop is not None and beside.stop.is_set():
                     return Solution(best, False)
                 cores = SET_WORKERS if beside.alone.is_set() else 1
                 for i in worth[np.argsort(-bound[worth], kind="stable")[:max(cores - len(running), 0)]].tolist():
                     open_sets[i] = False
                     running.add(workers.submit(examine, i, best_score))
-                done, _ = wait(running, return_when=FIRST_COMPLETED)
+                # Beside a descent, look again as soon as it ends (a second set may start then).
+                poll = None if beside.alone.is_set() else ALONE_POLL_S
+                done, _ = wait(running, timeout=poll, return_when=FIRST_COMPLETED)
                 for answer in done:
                     running.remove(answer)
                     result = answer.result()
@@ -169,7 +183,7 @@ def solve_split(
                         best, best_score = result.found.values, score
                     if not result.found.optimal:
                         return Solution(best, False)
-        except OutOfTime:
+        except (OutOfTime, Stopped):
             return Solution(best, False)
         except SolverError:
             pass  # SCIP failed on one of the many small programs: below, once no set is under way
@@ -190,7 +204,7 @@ class _Examined:
 
 def _best_above(
     program: IntegerProgram, loss: np.ndarray, bound: float, better: int, ceiling: float, step: float,
-    tolerance: float, left: Callable[[], float],
+    tolerance: float, left: Callable[[], float], stop: Stop | None = None,
 ) -> Solution | None:
     """The optimum of one set's ``program`` if it scores at least ``better``, else None, by targets
     descending from the set's ``bound`` in steps of ``step``, as :func:`solver.mip.solve_descending`
@@ -198,7 +212,7 @@ def _best_above(
     relaxation's duals) exceeds ``bound - target``, so the first target some solution reaches
     gives the optimum, and each target's program is a few hundred columns. Targets from
     ``ceiling`` up are known out of reach and skipped; ``tolerance``: the rounding allowed on the
-    whole program's bound.
+    whole program's bound; ``stop`` stops its searches of :data:`STOPPABLE_COLUMNS` or more.
 
     The set's own relaxation (a few hundred columns, milliseconds) usually bounds it tighter than
     the whole program's duals do: then its bound and reduced costs take their place, and a set
@@ -216,7 +230,8 @@ def _best_above(
         steps += 1
     while True:
         target = max(math.ceil(bound - steps * step), better)
-        found = solve_narrowed(program, np.flatnonzero(loss <= slack(target)), target, left())
+        keep = np.flatnonzero(loss <= slack(target))
+        found = solve_narrowed(program, keep, target, left(), None, stop if len(keep) >= STOPPABLE_COLUMNS else None)
         if found is not None:
             return found
         if target == better:

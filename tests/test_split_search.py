@@ -256,7 +256,12 @@ def test_the_descent_hands_over_before_a_large_step_with_the_score_it_proved_out
         program = _touching(seed, needed=2)
         expected = program.objective @ inner(program, 60.0).values
         sizes = []
-        monkeypatch.setattr(mip, "solve", lambda p, t, start=None, stop=None: sizes.append(len(p.objective)) or inner(p, t, start, stop))
+
+        def recording(p, t, start=None, stop=None):
+            sizes.append(len(p.objective))
+            return inner(p, t, start, stop)
+
+        monkeypatch.setattr(mip, "solve", recording)
         mip.solve_descending(program, 1.0, 60.0, _start(program))  # no hand-over: every step
         monkeypatch.setattr(mip, "solve", inner)
         if len(sizes) < 2 or not sizes[0] < sizes[1] < len(program.objective):

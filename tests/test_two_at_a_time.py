@@ -46,18 +46,22 @@ def _first_keeps(program: IntegerProgram, start: np.ndarray) -> tuple[int, int]:
     return keeps[0], keeps[1]
 
 
-@pytest.mark.parametrize("hand_over", ["never", "after the first steps"])
+@pytest.mark.parametrize("hand_over", ["at the whole program", "after the first step"])
 @pytest.mark.parametrize("seed", range(20))
 def test_two_at_a_time_finds_the_optimum_of_one_search(monkeypatch, seed: int, hand_over: str) -> None:
     program = _touching(seed, needed=2)
     start = _start(program)
     first, second = _first_keeps(program, start)
-    _two_at_a_time(monkeypatch, len(program.objective) + 1 if hand_over == "never" else max(second, first + 1))
+    _two_at_a_time(monkeypatch, len(program.objective) if hand_over == "at the whole program" else max(second, first + 1))
+    runs = []
+    inner = mip._TwoAtATime.run
+    monkeypatch.setattr(mip._TwoAtATime, "run", lambda self, *args: runs.append(1) or inner(self, *args))
     before = threading.active_count()
     found = mip.solve_descending(program, 1.0, 60.0, start, hand_over=_by_split(program))
     expected = program.objective @ solve(program, 60.0).values
     assert found.optimal and program.objective @ found.values == pytest.approx(expected)
     assert threading.active_count() == before  # nothing left running
+    assert runs or mip._integral_optimum(program, solve_linear(program)) is not None  # two at a time, if any step
 
 
 def test_the_next_step_is_proven_beside_the_current_one(monkeypatch) -> None:
@@ -76,11 +80,14 @@ def test_the_next_step_is_proven_beside_the_current_one(monkeypatch) -> None:
         return inner(program, time_limit_s, start, stop)
 
     program = _touching(0, needed=2)
-    _two_at_a_time(monkeypatch, len(program.objective) + 1)
+    start = _start(program)
+    assert max(_first_keeps(program, start)) < len(program.objective)  # two steps before the hand-over
+    _two_at_a_time(monkeypatch, len(program.objective))
     monkeypatch.setattr(mip, "solve", solve_)
-    found = mip.solve_descending(program, 1.0, 60.0, _start(program), hand_over=_by_split(program))
+    found = mip.solve_descending(program, 1.0, 60.0, start, hand_over=_by_split(program))
     assert len(set(calls[:2])) == 2
-    assert found.optimal and program.objective @ found.values == pytest.approx(program.objective @ inner(program, 60.0).values)
+    expected = program.objective @ inner(program, 60.0).values
+    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
 
 
 def _seed_whose_first_step(program_settles: bool) -> tuple[IntegerProgram, np.ndarray]:
@@ -119,7 +126,8 @@ def test_the_hand_over_ending_first_stops_the_step_under_way(monkeypatch) -> Non
     before = threading.active_count()
     found = mip.solve_descending(program, 1.0, 60.0, start, hand_over=_by_split(program))
     assert stopped == [True]
-    assert found.optimal and program.objective @ found.values == pytest.approx(program.objective @ solve(program, 60.0).values)
+    expected = program.objective @ solve(program, 60.0).values
+    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
     assert threading.active_count() == before
 
 
@@ -139,7 +147,8 @@ def test_a_step_settling_the_program_stops_the_hand_over(monkeypatch) -> None:
 
     found = mip.solve_descending(program, 1.0, 60.0, start, hand_over=endless_hand_over)
     assert stopped == [True]
-    assert found.optimal and program.objective @ found.values == pytest.approx(program.objective @ solve(program, 60.0).values)
+    expected = program.objective @ solve(program, 60.0).values
+    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
 
 
 def _market_split(rows: int = 4, columns: int = 30, seed: int = 0) -> IntegerProgram:
@@ -202,14 +211,17 @@ def test_beside_a_descent_the_split_examines_one_set_at_a_time(monkeypatch) -> N
     beside = mip.Beside(mip.Stop(), threading.Event())  # the descent still runs
     found = solve_split(program, _split(program), inner(program), _start(program), math.inf, 60.0, beside)
     assert most[0] == 1
-    assert found.optimal and program.objective @ found.values == pytest.approx(program.objective @ solve(program, 60.0).values)
+    expected = program.objective @ solve(program, 60.0).values
+    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
 
 
 def test_a_stopped_split_gives_its_start_not_marked_optimal(monkeypatch) -> None:
     program = _touching(3)
     start = _start(program)
     monkeypatch.setattr(split_search, "solve", lambda *args, **kwargs: pytest.fail("no set examined"))
-    beside = mip.Beside.nobody()
+    alone = threading.Event()
+    alone.set()
+    beside = mip.Beside(mip.Stop(), alone)
     beside.stop.set()
     found = solve_split(program, _split(program), solve_linear(program), start, math.inf, 60.0, beside)
     assert not found.optimal and np.array_equal(found.values, start)
@@ -219,7 +231,7 @@ def test_a_step_stopped_by_its_time_with_a_solution_hands_over_from_it(monkeypat
     # The first step ends out of time with a solution (not optimal) after the second step found
     # one: the second cannot settle the program, the hand-over must, from the first's solution.
     program, start = _seed_whose_first_step(program_settles=False)
-    _two_at_a_time(monkeypatch, len(program.objective) + 1)
+    _two_at_a_time(monkeypatch, len(program.objective))
     optimum = solve(program, 60.0).values
     first_target = []
 
