@@ -49,8 +49,9 @@ import numpy as np
 
 from .deadline import MIN_CALL_S
 from .mip import (
-    INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError,
-    Beside, Stop, Stopped, _columns, solve, solve_linear, solve_narrowed, with_proof,
+    FIRST_PHASE_TOLERANCE, INTEGRALITY_TOLERANCE, OBJECTIVE_TOLERANCE, Beside, IntegerProgram, LinearSolution,
+    OutOfTime, Rows, Solution, SolverError, Stop, Stopped, _columns, phase_one, solve, solve_linear, solve_narrowed,
+    with_proof,
 )
 
 #: More sets than this and the split is not tried (one search of the whole program instead); the
@@ -65,8 +66,6 @@ SET_WORKERS = 2
 STOPPABLE_COLUMNS = 1_000
 #: Seconds between two looks, beside a descent, at whether it has ended (:class:`solver.mip.Beside`).
 ALONE_POLL_S = 0.005
-#: A first-phase bound must lie this far below zero to rule a set out (nearer is rounding).
-CUT_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)
@@ -137,7 +136,7 @@ def solve_split(
         first = solve_linear(phase_one(whole_surrogate), None, left())
         if first is not None:
             slope, level = _cut(split.surrogate, split.surrogate_columns, first.duals)
-            proven = level + sets @ slope < -CUT_TOLERANCE
+            proven = level + sets @ slope < -FIRST_PHASE_TOLERANCE
             if proven[i]:  # the relaxation has no solution here, nor where the same duals say so
                 return _Examined(proven, None)
         if solve(fixed(split.surrogate, split.surrogate_columns, values).program, left()) is None:
@@ -284,25 +283,6 @@ def fixed(program: IntegerProgram, columns: np.ndarray, values: np.ndarray, prop
     return Fixed(_columns(shrunk, kept), kept, constant)
 
 
-def phase_one(program: IntegerProgram) -> IntegerProgram:
-    """``program`` with a slack on every row (two on an equality) and the sum of the slacks
-    to minimise, every column continuous: its optimum is zero exactly when the relaxation of
-    ``program`` has a solution."""
-    n, equal, at_most = len(program.objective), program.equal, program.at_most
-    ne, na = len(equal), len(at_most)
-    slacks = 2 * ne + na
-    eq = Rows(
-        np.r_[equal.rows, np.arange(ne), np.arange(ne)], np.r_[equal.cols, n + np.arange(ne), n + ne + np.arange(ne)],
-        np.r_[equal.values, np.ones(ne), -np.ones(ne)], equal.rhs,
-    )
-    am = Rows(np.r_[at_most.rows, np.arange(na)], np.r_[at_most.cols, n + 2 * ne + np.arange(na)],
-              np.r_[at_most.values, -np.ones(na)], at_most.rhs)
-    return IntegerProgram(
-        np.r_[np.zeros(n), -np.ones(slacks)], np.r_[program.upper, np.full(slacks, np.inf)], eq, am,
-        np.ones(n + slacks, dtype=bool),
-    )
-
-
 def _cut(program: IntegerProgram, columns: np.ndarray, duals: np.ndarray) -> tuple[np.ndarray, float]:
     """``(slope, level)``: for every value ``u`` of ``columns``, ``level + slope . u`` bounds the
     first-phase optimum of ``program`` with ``columns`` at ``u`` from above (negative: no
@@ -322,4 +302,4 @@ def _cut(program: IntegerProgram, columns: np.ndarray, duals: np.ndarray) -> tup
     return slope, proof.bound - float(np.sum(np.where(slope > 0, program.upper[columns] * slope, 0.0)))
 
 
-__all__ = ["MAX_SETS", "Split", "fixed", "phase_one", "set_count", "solve_split"]
+__all__ = ["MAX_SETS", "Split", "fixed", "set_count", "solve_split"]

@@ -457,3 +457,34 @@ def test_a_target_keeping_too_many_columns_hands_over_at_once(monkeypatch) -> No
     found = mip.solve_descending(program, 10.0, 60.0, np.zeros(len(program.objective)))
     assert calls == [len(program.objective)]
     assert found.optimal and program.objective @ found.values == program.objective @ inner(program, 60.0).values
+
+
+def _needs_two_of_one(capacity: float) -> IntegerProgram:
+    """x + y == 2 with x, y in [0, 1] and x + y <= capacity: an empty relaxation below capacity 2."""
+    equal = Rows(np.zeros(2, np.int64), np.arange(2), np.ones(2), np.array([2.0]))
+    at_most = Rows(np.zeros(2, np.int64), np.arange(2), np.ones(2), np.array([capacity]))
+    return IntegerProgram(np.ones(2), np.ones(2), equal, at_most, np.zeros(2, dtype=bool))
+
+
+def test_a_program_whose_relaxation_is_proven_empty_has_no_solution_without_scip(monkeypatch) -> None:
+    inner_linear = solve_linear
+
+    def glop_says_nothing_of_the_program(program, *args, **kwargs):
+        first_phase = program.continuous.all()
+        return inner_linear(program, *args, **kwargs) if first_phase else None
+
+    monkeypatch.setattr(mip, "solve_linear", glop_says_nothing_of_the_program)
+    monkeypatch.setattr(mip, "_scip", lambda *args: pytest.fail("the first phase proves it empty"))
+    assert solve(_needs_two_of_one(1.5), 10.0) is None
+
+
+def test_a_relaxation_not_proven_empty_goes_on_to_scip(monkeypatch) -> None:
+    # 2x + 2y == 3 over integers: the relaxation has solutions (x + y = 1.5), the program none.
+    equal = Rows(np.zeros(2, np.int64), np.arange(2), np.full(2, 2.0), np.array([3.0]))
+    program = IntegerProgram(np.ones(2), np.ones(2), equal, Rows.empty(), np.zeros(2, dtype=bool))
+    assert not mip._relaxation_proven_empty(program, 10.0)
+    runs = []
+    inner = mip._scip
+    monkeypatch.setattr(mip, "_scip", lambda *args: runs.append(1) or inner(*args))
+    assert solve(program, 10.0) is None
+    assert runs

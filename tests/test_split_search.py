@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from solver import mip, split_search
-from solver.mip import IntegerProgram, Rows, solve, solve_linear
-from solver.split_search import Split, fixed, phase_one, set_count, solve_split
+from solver.mip import IntegerProgram, Rows, phase_one, solve, solve_linear
+from solver.split_search import Split, fixed, set_count, solve_split
 from tests.test_search_start import feasible
 
 MELDS, TOUCHED, ITEMS = 6, 2, 8
@@ -120,7 +120,7 @@ def test_a_cut_never_rules_out_a_set_whose_relaxation_has_a_solution(seed: int) 
     for values in sets:
         first = solve_linear(phase_one(fixed(program, melds, values, False).program))
         slope, level = split_search._cut(program, melds, first.duals)
-        ruled_out = [level + slope @ other < -split_search.CUT_TOLERANCE for other in sets]
+        ruled_out = [level + slope @ other < -mip.FIRST_PHASE_TOLERANCE for other in sets]
         assert not any(out and ok for out, ok in zip(ruled_out, relaxed))
         cuts += sum(ruled_out)
     assert cuts > 0  # and they do rule sets out
