@@ -265,12 +265,11 @@ def warm_up() -> None:
     The app runs this once per server process, in the background, at start-up. Raises
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
-    from vision.detector import find_tiles, load_detector
+    from vision.detector import find_tiles
     from vision.reader import load_reader, read_crops
 
-    load_detector()
+    find_tiles(np.full((320, 320, 3), 128, np.uint8))  # opens both detectors
     reader = load_reader()
-    find_tiles(np.full((320, 320, 3), 128, np.uint8))
     read_crops(np.full((1, reader.imgsz, reader.imgsz, 3), 128, np.uint8), reader)
 
 
