@@ -96,10 +96,10 @@ def solve_split(
     solution; ``linear`` is the program's relaxation, ``ceiling`` a score no solution reaches
     (``inf`` if none is known; ``beside.ceiling()`` may prove a lower one meanwhile). When the time
     limit stops the search, the best solution found (``start`` at worst), not marked optimal, and
-    the same soon after ``beside.stop`` is set (no set
-    is started after it, and the whole program's search is stopped); if SCIP fails on a set's
-    program, one search of the whole program from the best solution found. Until ``beside.alone``
-    is set, one set at a time (a descent runs beside, :class:`solver.mip.Beside`).
+    the same soon after ``beside.stop`` is set (no set is started after it, and the searches that
+    can be stopped are); if SCIP fails on a set's program, one search of the whole program from the
+    best solution found. Until ``beside.alone`` is set, one set at a time (a descent runs beside,
+    :class:`solver.mip.Beside`).
 
     The sets with the best bounds are examined :data:`SET_WORKERS` at a time, each in a thread of
     its own (SCIP and GLOP let go of Python's lock while they solve): a set examined beside one

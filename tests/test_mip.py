@@ -398,11 +398,21 @@ def test_descending_solves_programs_without_the_columns_no_target_can_use(monkey
     assert narrowed >= 5
 
 
+def _counting(calls: list, inner):
+    """``inner`` (a ``solve``) that also notes the size of each program it is given in ``calls``."""
+
+    def solve_(p, t, start=None, stop=None):
+        calls.append(len(p.objective))
+        return inner(p, t, start, stop)
+
+    return solve_
+
+
 def test_descending_without_a_whole_start_solves_the_program_whole(monkeypatch) -> None:
     program = _packing(3)
     calls = []
     inner = mip.solve
-    monkeypatch.setattr(mip, "solve", lambda p, t, start=None, stop=None: calls.append(len(p.objective)) or inner(p, t, start, stop))
+    monkeypatch.setattr(mip, "solve", _counting(calls, inner))
     start = np.zeros(len(program.objective))
     start[0] = np.nan  # a column the start leaves open
     found = mip.solve_descending(program, 10.0, 60.0, start)
@@ -453,16 +463,16 @@ def test_a_target_keeping_too_many_columns_hands_over_at_once(monkeypatch) -> No
     calls = []
     inner = mip.solve
     monkeypatch.setattr(mip, "DESCENT_COLUMN_SHARE", 0.0)
-    monkeypatch.setattr(mip, "solve", lambda p, t, start=None, stop=None: calls.append(len(p.objective)) or inner(p, t, start, stop))
+    monkeypatch.setattr(mip, "solve", _counting(calls, inner))
     found = mip.solve_descending(program, 10.0, 60.0, np.zeros(len(program.objective)))
     assert calls == [len(program.objective)]
     assert found.optimal and program.objective @ found.values == program.objective @ inner(program, 60.0).values
 
 
-def _needs_two_of_one(capacity: float) -> IntegerProgram:
-    """x + y == 2 with x, y in [0, 1] and x + y <= capacity: an empty relaxation below capacity 2."""
+def _relaxation_without_solutions() -> IntegerProgram:
+    """x + y == 2 and x + y <= 1.5 with x, y in [0, 1]: not even the relaxation has a solution."""
     equal = Rows(np.zeros(2, np.int64), np.arange(2), np.ones(2), np.array([2.0]))
-    at_most = Rows(np.zeros(2, np.int64), np.arange(2), np.ones(2), np.array([capacity]))
+    at_most = Rows(np.zeros(2, np.int64), np.arange(2), np.ones(2), np.array([1.5]))
     return IntegerProgram(np.ones(2), np.ones(2), equal, at_most, np.zeros(2, dtype=bool))
 
 
@@ -475,7 +485,7 @@ def test_a_program_whose_relaxation_is_proven_empty_has_no_solution_without_scip
 
     monkeypatch.setattr(mip, "solve_linear", glop_says_nothing_of_the_program)
     monkeypatch.setattr(mip, "_scip", lambda *args: pytest.fail("the first phase proves it empty"))
-    assert solve(_needs_two_of_one(1.5), 10.0) is None
+    assert solve(_relaxation_without_solutions(), 10.0) is None
 
 
 def test_a_relaxation_not_proven_empty_goes_on_to_scip(monkeypatch) -> None:

@@ -52,7 +52,8 @@ def test_two_at_a_time_finds_the_optimum_of_one_search(monkeypatch, seed: int, h
     program = _touching(seed, needed=2)
     start = _start(program)
     first, second = _first_keeps(program, start)
-    _two_at_a_time(monkeypatch, len(program.objective) if hand_over == "at the whole program" else max(second, first + 1))
+    late = hand_over == "at the whole program"
+    _two_at_a_time(monkeypatch, len(program.objective) if late else max(second, first + 1))
     runs = []
     inner = mip._TwoAtATime.run
     monkeypatch.setattr(mip._TwoAtATime, "run", lambda self, *args: runs.append(1) or inner(self, *args))
