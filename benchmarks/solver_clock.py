@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ortools.linear_solver.python import model_builder_helper as builder
 
 import solver.mip
+import solver.split_search
 
 
 @dataclass
@@ -30,7 +31,8 @@ class SolverClock:
 @contextmanager
 def clocked() -> Iterator[SolverClock]:
     """A clock that the LP and MIP solves of :mod:`solver.mip` run on while inside: GLOP through
-    the model builder's solver class, SCIP through :func:`solver.mip._scip` (both of its routes)."""
+    the model builder's solver class and the split's warm first phases, SCIP through
+    :func:`solver.mip._scip` (both of its routes)."""
     clock = SolverClock()
 
     class TimedSolver(builder.ModelSolverHelper):
@@ -45,6 +47,7 @@ def clocked() -> Iterator[SolverClock]:
                 clock.glop += time.perf_counter() - start
 
     inner_scip = solver.mip._scip
+    inner_first_phase = solver.split_search._FirstPhase.duals
 
     def timed_scip(*args):
         start = time.perf_counter()
@@ -53,11 +56,20 @@ def clocked() -> Iterator[SolverClock]:
         finally:
             clock.scip += time.perf_counter() - start
 
+    def timed_first_phase(*args):
+        start = time.perf_counter()
+        try:
+            return inner_first_phase(*args)
+        finally:
+            clock.glop += time.perf_counter() - start
+
     timed = types.SimpleNamespace(**{k: getattr(builder, k) for k in dir(builder) if not k.startswith("__")})
     timed.ModelSolverHelper = TimedSolver
     original = solver.mip.builder
     solver.mip.builder, solver.mip._scip = timed, timed_scip
+    solver.split_search._FirstPhase.duals = timed_first_phase
     try:
         yield clock
     finally:
         solver.mip.builder, solver.mip._scip = original, inner_scip
+        solver.split_search._FirstPhase.duals = inner_first_phase

@@ -46,3 +46,14 @@ def test_a_scip_run_that_may_be_stopped_is_timed_too() -> None:
     assert solution is not None and solution.values.sum() == 1
     assert clock.scip > 0
     assert solver.mip._scip.__name__ == "_scip"  # given back
+
+
+def test_the_splits_warm_first_phase_counts_as_glop() -> None:
+    from solver.split_search import _FirstPhase
+    from tests.test_split_search import MELDS, _touching
+
+    inner = _FirstPhase.duals
+    with clocked() as clock:
+        duals = _FirstPhase(_touching(0), np.arange(MELDS)).duals(np.r_[0.0, 0.0, np.ones(MELDS - 2)], 10.0)
+    assert duals is not None and clock.glop > 0 and clock.scip == 0
+    assert _FirstPhase.duals is inner  # given back
