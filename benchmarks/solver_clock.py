@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -46,28 +46,25 @@ def clocked() -> Iterator[SolverClock]:
             if self._linear:
                 clock.glop += time.perf_counter() - start
 
+    def timed(inner: Callable, part: str) -> Callable:
+        """``inner``, its time added to the clock's ``part``."""
+
+        def call(*args):
+            start = time.perf_counter()
+            try:
+                return inner(*args)
+            finally:
+                setattr(clock, part, getattr(clock, part) + time.perf_counter() - start)
+
+        return call
+
     inner_scip = solver.mip._scip
     inner_first_phase = solver.split_search._FirstPhase.duals
-
-    def timed_scip(*args):
-        start = time.perf_counter()
-        try:
-            return inner_scip(*args)
-        finally:
-            clock.scip += time.perf_counter() - start
-
-    def timed_first_phase(*args):
-        start = time.perf_counter()
-        try:
-            return inner_first_phase(*args)
-        finally:
-            clock.glop += time.perf_counter() - start
-
-    timed = types.SimpleNamespace(**{k: getattr(builder, k) for k in dir(builder) if not k.startswith("__")})
-    timed.ModelSolverHelper = TimedSolver
+    timed_builder = types.SimpleNamespace(**{k: getattr(builder, k) for k in dir(builder) if not k.startswith("__")})
+    timed_builder.ModelSolverHelper = TimedSolver
     original = solver.mip.builder
-    solver.mip.builder, solver.mip._scip = timed, timed_scip
-    solver.split_search._FirstPhase.duals = timed_first_phase
+    solver.mip.builder, solver.mip._scip = timed_builder, timed(inner_scip, "scip")
+    solver.split_search._FirstPhase.duals = timed(inner_first_phase, "glop")
     try:
         yield clock
     finally:
