@@ -721,6 +721,15 @@ class _TwoAtATime:
                     stop.set()
 
 
+def solve_from(program: IntegerProgram, time_limit_s: float, start: np.ndarray, stop: Stop | None) -> Solution | None:
+    """One search of the whole ``program`` from ``start``, a whole solution (:func:`solve`); when
+    ``stop`` stops it, ``start`` itself, not marked optimal."""
+    try:
+        return solve(program, time_limit_s, start, stop)
+    except Stopped:
+        return Solution(start, False)
+
+
 def solve_narrowed(
     program: IntegerProgram, keep: np.ndarray, target: int, time_limit_s: float, start: np.ndarray | None = None,
     stop: Stop | None = None,

@@ -363,10 +363,7 @@ def _by_touched_melds(program: mip.IntegerProgram, split: Callable[[], Split]) -
     ) -> mip.Solution | None:
         parts = split()
         if set_count(parts, start) > MAX_SETS:
-            try:
-                return mip.solve(program, left, start, beside.stop)
-            except mip.Stopped:
-                return mip.Solution(start, False)
+            return mip.solve_from(program, left, start, beside.stop)
         return solve_split(program, parts, linear, start, ceiling, left, beside)
 
     return hand_over

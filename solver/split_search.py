@@ -54,7 +54,7 @@ from .deadline import MIN_CALL_S
 from .mip import (
     FIRST_PHASE_TOLERANCE, GLOP_PARAMETERS, INTEGRALITY_TOLERANCE, LINEAR_TIME_LIMIT_S, OBJECTIVE_TOLERANCE, Beside,
     IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError, Stop, Stopped, _columns, model_of, phase_one,
-    solve, solve_linear, solve_narrowed, with_proof,
+    solve, solve_from, solve_linear, solve_narrowed, with_proof,
 )
 
 #: More sets than this and the split is not tried (one search of the whole program instead); the
@@ -188,10 +188,7 @@ def solve_split(
             return Solution(best, False)
         except SolverError:
             pass  # SCIP failed on one of the many small programs: below, once no set is under way
-    try:
-        return solve(program, left(), best, beside.stop)  # one search of the whole program
-    except Stopped:
-        return Solution(best, False)
+    return solve_from(program, left(), best, beside.stop)  # one search of the whole program
 
 
 @dataclass(frozen=True)

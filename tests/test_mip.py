@@ -498,3 +498,13 @@ def test_a_relaxation_not_proven_empty_goes_on_to_scip(monkeypatch) -> None:
     monkeypatch.setattr(mip, "_scip", lambda *args: runs.append(1) or inner(*args))
     assert solve(program, 10.0) is None
     assert runs
+
+
+def test_a_search_from_a_solution_that_is_stopped_gives_that_solution() -> None:
+    program = _loose_packing()
+    start = np.zeros(len(program.objective))
+    stop = mip.Stop()
+    stop.set()
+    found = mip.solve_from(program, 60.0, start, stop)
+    assert not found.optimal and np.array_equal(found.values, start)
+    assert mip.solve_from(program, 60.0, start, None).optimal

@@ -367,6 +367,7 @@ def test_a_solver_failure_on_a_set_falls_back_to_one_search_of_the_whole_program
         return inner(p, t, start, stop)
 
     monkeypatch.setattr(split_search, "solve", failing_once)
+    monkeypatch.setattr(mip, "solve", failing_once)  # the whole search, through mip.solve_from
     found = solve_split(program, _split(program), solve_linear(program), _start(program), math.inf, 60.0)
     assert calls[-1] == len(program.objective)  # the whole program, after the failure
     assert found.optimal and program.objective @ found.values == pytest.approx(expected)
