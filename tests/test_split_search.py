@@ -64,6 +64,12 @@ def _with_equalities(program: IntegerProgram, dense: np.ndarray, rhs: np.ndarray
     return IntegerProgram(program.objective, program.upper, program.equal.stacked(extra), program.at_most, program.continuous)
 
 
+def _is_the_optimum(program: IntegerProgram, found: mip.Solution) -> bool:
+    """Whether ``found`` is marked optimal and scores what one search of ``program`` does."""
+    expected = program.objective @ solve(program, 60.0).values
+    return found.optimal and program.objective @ found.values == pytest.approx(expected)
+
+
 def _split(program: IntegerProgram) -> Split:
     melds = np.arange(MELDS)
     return Split(melds, program, melds, 1.0)
@@ -203,8 +209,7 @@ def test_the_sets_with_the_best_bounds_are_examined_at_once(monkeypatch) -> None
     program = _touching(4)
     found = solve_split(program, _split(program), inner(program), _start(program), math.inf, 60.0)
     assert len(set(calls[:2])) == 2  # two threads
-    expected = program.objective @ solve(program, 60.0).values
-    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
+    assert _is_the_optimum(program, found)
 
 
 def test_a_score_proven_out_of_reach_ends_the_search_at_once(monkeypatch) -> None:

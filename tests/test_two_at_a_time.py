@@ -15,7 +15,7 @@ import pytest
 from solver import mip, split_search
 from solver.mip import IntegerProgram, Rows, solve, solve_linear
 from solver.split_search import solve_split
-from tests.test_split_search import _split, _start, _touching
+from tests.test_split_search import _is_the_optimum, _split, _start, _touching
 
 #: Long enough that a test waiting on it has failed, never so long that a broken stop hangs CI.
 PATIENCE_S = 30.0
@@ -59,8 +59,7 @@ def test_two_at_a_time_finds_the_optimum_of_one_search(monkeypatch, seed: int, h
     monkeypatch.setattr(mip._TwoAtATime, "run", lambda self, *args: runs.append(1) or inner(self, *args))
     before = threading.active_count()
     found = mip.solve_descending(program, 1.0, 60.0, start, hand_over=_by_split(program))
-    expected = program.objective @ solve(program, 60.0).values
-    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
+    assert _is_the_optimum(program, found)
     assert threading.active_count() == before  # nothing left running
     assert runs or mip._integral_optimum(program, solve_linear(program)) is not None  # two at a time, if any step
 
@@ -87,8 +86,7 @@ def test_the_next_step_is_proven_beside_the_current_one(monkeypatch) -> None:
     monkeypatch.setattr(mip, "solve", solve_)
     found = mip.solve_descending(program, 1.0, 60.0, start, hand_over=_by_split(program))
     assert len(set(calls[:2])) == 2
-    expected = program.objective @ inner(program, 60.0).values
-    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
+    assert _is_the_optimum(program, found)
 
 
 def _seed_whose_first_step(program_settles: bool) -> tuple[IntegerProgram, np.ndarray]:
@@ -127,8 +125,7 @@ def test_the_hand_over_ending_first_stops_the_step_under_way(monkeypatch) -> Non
     before = threading.active_count()
     found = mip.solve_descending(program, 1.0, 60.0, start, hand_over=_by_split(program))
     assert stopped == [True]
-    expected = program.objective @ solve(program, 60.0).values
-    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
+    assert _is_the_optimum(program, found)
     assert threading.active_count() == before
 
 
@@ -148,8 +145,7 @@ def test_a_step_settling_the_program_stops_the_hand_over(monkeypatch) -> None:
 
     found = mip.solve_descending(program, 1.0, 60.0, start, hand_over=endless_hand_over)
     assert stopped == [True]
-    expected = program.objective @ solve(program, 60.0).values
-    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
+    assert _is_the_optimum(program, found)
 
 
 def _market_split(rows: int = 4, columns: int = 30, seed: int = 0) -> IntegerProgram:
@@ -212,8 +208,7 @@ def test_beside_a_descent_the_split_examines_one_set_at_a_time(monkeypatch) -> N
     beside = mip.Beside(mip.Stop(), threading.Event())  # the descent still runs
     found = solve_split(program, _split(program), inner(program), _start(program), math.inf, 60.0, beside)
     assert most[0] == 1
-    expected = program.objective @ solve(program, 60.0).values
-    assert found.optimal and program.objective @ found.values == pytest.approx(expected)
+    assert _is_the_optimum(program, found)
 
 
 def test_a_stopped_split_gives_its_start_not_marked_optimal(monkeypatch) -> None:
