@@ -386,6 +386,11 @@ class Stop:
             raise Stopped("stopped during the search")
 
 
+def milliseconds(seconds: float) -> int:
+    """A time limit for ``pywraplp`` (whole milliseconds), never zero: it reads zero as no limit."""
+    return max(1, math.ceil(seconds * 1000))
+
+
 @dataclass(frozen=True)
 class ScipRun:
     """What one SCIP run ended in: a status (as the model builder names them) and the values of
@@ -409,7 +414,7 @@ def _scip(model: builder.ModelBuilderHelper, parameters: str, time_limit_s: floa
     solver.LoadModelFromProto(builder.to_mpmodel_proto(model))
     if not solver.SetSolverSpecificParametersAsString(parameters):
         return ScipRun(builder.SolveStatus.INVALID_SOLVER_PARAMETERS, None)
-    solver.SetTimeLimit(max(1, math.ceil(time_limit_s * 1000)))
+    solver.SetTimeLimit(milliseconds(time_limit_s))
     with stop.watching(solver):
         status = _STATUS.get(solver.Solve(), builder.SolveStatus.UNKNOWN_STATUS)
     if status not in (builder.SolveStatus.OPTIMAL, builder.SolveStatus.FEASIBLE):

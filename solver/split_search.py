@@ -53,8 +53,8 @@ from ortools.linear_solver.python import model_builder_helper as builder
 from .deadline import MIN_CALL_S
 from .mip import (
     FIRST_PHASE_TOLERANCE, GLOP_PARAMETERS, INTEGRALITY_TOLERANCE, LINEAR_TIME_LIMIT_S, OBJECTIVE_TOLERANCE, Beside,
-    IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError, Stop, Stopped, _columns, model_of, phase_one,
-    solve, solve_from, solve_linear, solve_narrowed, with_proof,
+    IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError, Stop, Stopped, _columns, milliseconds,
+    model_of, phase_one, solve, solve_from, solve_linear, solve_narrowed, with_proof,
 )
 
 #: More sets than this and the split is not tried (one search of the whole program instead); the
@@ -306,7 +306,7 @@ class _FirstPhase:
             self._local.variables = solver.variables()
         for column, value in zip(self._columns, values.tolist()):
             self._local.variables[column].SetBounds(value, value)
-        solver.SetTimeLimit(max(1, math.ceil(min(time_limit_s, LINEAR_TIME_LIMIT_S) * 1000)))
+        solver.SetTimeLimit(milliseconds(min(time_limit_s, LINEAR_TIME_LIMIT_S)))
         if solver.Solve() != pywraplp.Solver.OPTIMAL:
             return None
         response = linear_solver_pb2.MPSolutionResponse()
