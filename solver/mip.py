@@ -594,10 +594,7 @@ def solve_descending(
         target = max(math.ceil(linear.bound - steps * step), floor)
         keep = np.flatnonzero(loss <= linear.slack(target))
         spent = time.monotonic() - began
-        if (
-            hand_over is not None and len(keep) >= HAND_OVER_COLUMNS
-            or len(keep) > DESCENT_COLUMN_SHARE * len(program.objective) or spent >= budget
-        ):
+        if _steps_end(len(keep), len(program.objective), spent, budget, hand_over is not None):
             break
         if hand_over is not None and len(program.objective) >= HAND_OVER_COLUMNS and len(keep) >= BESIDE_COLUMNS:
             two = _TwoAtATime(program, linear, loss, step, floor, hand_over, began, time_limit_s)
@@ -619,6 +616,15 @@ def solve_descending(
     if hand_over is not None and len(program.objective) >= HAND_OVER_COLUMNS:
         return hand_over(linear, start, ceiling, left(), Beside.nobody())
     return solve(program, left(), start)
+
+
+def _steps_end(kept: int, columns: int, spent: float, budget: float, handing_over: bool) -> bool:
+    """Whether a descent stops before a step keeping ``kept`` of the program's ``columns`` (for one
+    search of the whole program, or the hand-over when ``handing_over``), ``spent`` of its steps'
+    ``budget`` of seconds gone (:data:`DESCENT_COLUMN_SHARE`, :data:`HAND_OVER_COLUMNS`)."""
+    return (
+        handing_over and kept >= HAND_OVER_COLUMNS or kept > DESCENT_COLUMN_SHARE * columns or spent >= budget
+    )
 
 
 class _TwoAtATime:
@@ -674,10 +680,7 @@ class _TwoAtATime:
                         target = self._target(upcoming) if upcoming is not None else None
                         keep = None if target is None else np.flatnonzero(self._loss <= self._linear.slack(target))
                         spent = time.monotonic() - self._began
-                        if (
-                            keep is None or len(keep) >= HAND_OVER_COLUMNS
-                            or len(keep) > DESCENT_COLUMN_SHARE * len(self._program.objective) or spent >= budget
-                        ):
+                        if keep is None or _steps_end(len(keep), len(self._program.objective), spent, budget, True):
                             upcoming = None
                             stop = Stop()
                             beside = Beside(stop, alone, proven)
