@@ -102,7 +102,10 @@ class StoredProfile:
             embeddings = read_views(np.stack(crops, axis=1), reader).embeddings
             for i, views, embedding in zip(stale, crops, embeddings):
                 samples[i] = TileSample(samples[i].tile, views, embedding, samples[i].box)
-        return TileProfile.from_samples(self.name, samples)
+        corrected = [origin == CORRECTION for origin in self.origins]
+        return TileProfile.from_samples(
+            self.name, [s for s, c in zip(samples, corrected) if not c], [s for s, c in zip(samples, corrected) if c]
+        )
 
 
 def safe_name(name: str) -> str:

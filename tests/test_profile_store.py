@@ -143,3 +143,20 @@ def test_a_profile_rebuilds_the_embeddings_another_reader_made_from_the_kept_cro
         [np.mean([s.embedding for s in stored.samples[:3] if s.tile.index == c] + ([np.full(8, 7.0)] * old_tiles.count(c)), axis=0)
          for c in range(3)], axis=0,
     ))
+
+
+def test_a_loaded_profile_remembers_its_corrections_one_by_one(tmp_path, monkeypatch):
+    import vision.reader
+
+    store = ProfileStore(tmp_path)
+    store.save("set", _samples(4), reader="current")
+    corrections = _samples(2, seed=2)
+    stored = store.save("set", corrections, reader="current", origin=CORRECTION)
+    monkeypatch.setattr(vision.reader, "load_reader", lambda weights=None: object())
+    monkeypatch.setattr(vision.reader, "reader_fingerprint", lambda reader: "current")
+    profile = stored.tile_profile()
+    assert profile.size == 6 and profile.exemplar_labels.tolist() == [s.tile.index for s in corrections]
+    centred = np.stack([s.embedding for s in corrections]) - profile.centre
+    assert np.allclose(profile.exemplars, centred / np.linalg.norm(centred, axis=1, keepdims=True))
+    calibration_only = store.save("other", _samples(4), reader="current").tile_profile()
+    assert calibration_only.exemplar_labels.size == 0

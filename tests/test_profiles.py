@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from solver.tiles import NUM_KINDS, Tile
-from vision.profiles import RECOGNISED, WEIGHT, TileProfile, TileSample
+from vision.profiles import RECOGNISED, REMEMBERED_FROM, WEIGHT, TileProfile, TileSample
 
 DIM = 32
 
@@ -127,3 +129,57 @@ def test_a_profile_vouches_only_for_a_box_the_reader_is_sure_is_a_tile_and_it_re
     assert profile.vouches_for(np.zeros(0), np.zeros((0, DIM))).shape == (0,)
     with pytest.raises(ValueError, match="2 embeddings for 3 boxes"):
         profile.vouches_for(np.ones(3), own)
+
+
+def _between(a: np.ndarray, b: np.ndarray, cosine: float) -> np.ndarray:
+    """A unit vector at ``cosine`` to the unit vector ``a``, on the side of ``b``."""
+    other = b - (b @ a) * a
+    other /= np.linalg.norm(other)
+    return cosine * a + np.sqrt(1 - cosine**2) * other
+
+
+def test_a_correction_is_remembered_as_itself_so_the_same_tile_reads_right_next_time():
+    """The class mean of a calibration tile and a corrected tile lies between them; the same tile in
+    the next photo, close to the correction, must read as the player set it."""
+    style, rng = _style(), np.random.default_rng(9)
+    calibration = _calibration(style, rng, noise=0.0)
+    base = TileProfile.from_samples("set", calibration)
+    target, misread = 12, 40  # the reader keeps reading this set's blue 12 (index 12) as red 1 (40)
+    mean, lure = base.means[target], base.means[misread]
+    looks = _between(mean, lure, 0.55)  # how the corrected tile looked: far from its class mean
+    corrected = TileSample(Tile.from_index(target), calibration[0].crops, base.centre + 3 * looks)
+    remembered = TileProfile.from_samples("set", calibration, [corrected])
+    means_only = TileProfile.from_samples("set", calibration + [corrected])
+    assert remembered.exemplar_labels.tolist() == [target] and means_only.exemplar_labels.size == 0
+    assert np.allclose(remembered.means, means_only.means) and np.allclose(remembered.centre, means_only.centre)
+    again = (base.centre + 3 * _between(looks, lure, 0.97))[None]  # the same tile, next photo
+    probs = _sure(misread)
+    assert remembered.adapt(probs, again).argmax() == target
+    assert means_only.adapt(probs, again).argmax() == misread  # what the class means alone did
+    assert remembered.nearest_cosine(again)[0] > 0.9 > means_only.nearest_cosine(again)[0]
+    # A tile less alike than a near copy (REMEMBERED_FROM) is not heard by the correction.
+    unlike = (base.centre + 3 * _between(looks, lure, REMEMBERED_FROM - 0.05))[None]
+    assert np.allclose(remembered.adapt(probs, unlike), means_only.adapt(probs, unlike))
+    heard_by_all = replace(remembered, remembered_from=0.0)
+    assert heard_by_all.cosines(unlike)[0, target] == pytest.approx(REMEMBERED_FROM - 0.05, abs=0.02)
+    assert remembered.cosines(unlike)[0, target] == pytest.approx(means_only.cosines(unlike)[0, target])
+
+
+def test_without_corrections_the_profile_is_its_class_means():
+    style, rng = _style(), np.random.default_rng(10)
+    calibration = _calibration(style, rng)
+    profile = TileProfile.from_samples("set", calibration)
+    assert profile.exemplars.shape[0] == 0 and profile.exemplar_labels.size == 0
+    tiles = np.stack([_embedding(style, c, 0.3, rng) for c in range(NUM_KINDS)])
+    centred = tiles - profile.centre
+    expected = (centred / np.linalg.norm(centred, axis=1, keepdims=True)) @ profile.means.T
+    assert np.allclose(profile.cosines(tiles), expected)
+
+
+def test_corrections_alone_make_a_profile_and_count_in_its_means():
+    style, rng = _style(), np.random.default_rng(11)
+    corrections = _calibration(style, rng)[:3]
+    profile = TileProfile.from_samples("taught", [], corrections)
+    assert profile.size == 3 and profile.seen.sum() == 3
+    assert sorted(profile.exemplar_labels.tolist()) == [0, 1, 2]
+    assert profile.adapt(_sure(30), np.stack([s.embedding for s in corrections[1:2]])).argmax() == 1
