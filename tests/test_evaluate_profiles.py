@@ -122,3 +122,32 @@ def test_the_gate_study_counts_each_part_and_what_the_profile_would_vouch_for():
     assert summary["kept tile"]["boxes"] == 1 and summary["kept not a tile"] == {"boxes": 0, "cosine_10_50_90": None, "vouched_for": 0}
     assert summary["dropped tile"]["vouched_for"] == 1 and summary["dropped not a tile"]["vouched_for"] == 1
     assert summary["dropped not a tile"]["boxes"] == 2
+
+
+def test_a_table_photographed_again_moves_its_tiles_boxes_with_it():
+    from datasets.synth.scenes import PlacedTile, Scene
+
+    image = np.full((300, 400, 3), 60, np.uint8)
+    image[100:180, 150:210] = 240  # a tile
+    corners = np.float32([[150, 100], [210, 100], [210, 180], [150, 180]])
+    cut = np.float32([[380, 20], [440, 20], [440, 100], [380, 100]])  # two thirds beyond the frame
+    scene = Scene(image, (PlacedTile(parse_tile("r5"), corners, (150, 100, 210, 180), 1.0),
+                          PlacedTile(parse_tile("b2"), cut, (380, 20, 400, 100), 0.33)), ((0,), (1,)), "table")
+    for seed in range(3):
+        again = ep.photographed_again(scene, np.random.default_rng(seed))
+        assert again.image.shape == image.shape and not np.array_equal(again.image, image)
+        ys, xs = np.nonzero(again.image.mean(axis=2) > 150)
+        found = np.array([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1], np.float32)
+        moved = np.array(again.tiles[0].box, np.float32)
+        assert np.abs(found - moved).max() < 4  # the box follows the tile
+        assert again.tiles[0].number_visible == 1.0 and again.tiles[1].number_visible == 0.0
+        assert again.tiles[0].tile == parse_tile("r5")
+
+
+def test_misreads_and_tallies_of_a_photo():
+    r5, r6, b7 = (parse_tile(t).index for t in ("r5", "r6", "b7"))
+    photo = _photo([r5, r6, b7], [r6, r6, b7])
+    labels = np.array([r6, r6, b7])
+    assert ep._misread(photo, labels) == [(0, r5)]
+    assert ep._tallies(photo, labels) == (2, 3, 3)
+    assert ep.score([photo], lambda p, e: p)["f1"] == pytest.approx(2 / 3, abs=1e-4)

@@ -2,6 +2,7 @@
 
     python -m training.evaluate_profiles [--photos 10] [--seed 1] [--editions NAME ...] [--data PATH]
                                          [--skip-real] [--skip-synthetic] [--test-set NAME] [--json OUT.json]
+                                         [--gate-study | --retakes]
 
 1. **Held-out editions** (:data:`datasets.synth.editions.HELD_OUT_EDITIONS`, kept out of all
    training; ``--editions`` takes any of the catalogue). Per edition, one calibration photo of its
@@ -30,6 +31,11 @@
    :data:`vision.pipeline.MIN_TILE_PROB`)? The cosine to the profile's nearest class mean of every
    box, split by kept / dropped and tile / not a tile, and how many of the dropped ones the
    profile vouches for (:func:`gate_study`); nothing else runs.
+6. ``--retakes``: does a correction fix the tile the next time the table is photographed
+   (:func:`retake_study`)? Each photo's misreads are corrected through the Play page's code, the
+   table is photographed again (the camera moved a little, other light) and read with the
+   calibration profile alone, the taught profile, and the corrections in the class means only;
+   nothing else runs.
 
 No setting here is tuned on the figures reported: the shipped method's were chosen before (on
 ``--seed 0``); the reported figures are the default ``--seed 1``.
@@ -97,9 +103,8 @@ class SeenPhoto:
 
 
 def _profile_opinion(profile: TileProfile, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(q over all 53 classes, cosine to the nearest class mean) as :meth:`TileProfile.adapt` sees them."""
-    centred = embeddings - profile.centre
-    cosine = _unit(centred) @ profile.means[profile.seen].T
+    """(q over all 53 classes, cosine to the nearest class) as :meth:`TileProfile.adapt` sees them."""
+    cosine = profile.cosines(embeddings)
     nearest = cosine.max(axis=1, keepdims=True)
     q = np.zeros((len(embeddings), NUM_KINDS))
     q[:, profile.seen] = np.exp((cosine - nearest) / TEMPERATURE)
@@ -227,10 +232,9 @@ def score(photos: Sequence[SeenPhoto], adapt: Adapter) -> dict:
     for photo in photos:
         probs = adapt(photo.probs, photo.embeddings)
         labels = _decoded(photo, probs)
-        shown = labels if photo.counted is None else labels[photo.counted]
-        hits = sum((Counter(shown.tolist()) & Counter(photo.truth)).values())
-        tp, n_read, n_true = tp + hits, n_read + len(shown), n_true + len(photo.truth)
-        exact += int(Counter(shown.tolist()) == Counter(photo.truth))
+        hits, shown, truth = _tallies(photo, labels)
+        tp, n_read, n_true = tp + hits, n_read + shown, n_true + truth
+        exact += int(hits == shown == truth)
         known = photo.matched >= 0
         matched += int(known.sum())
         if len(probs):
@@ -244,6 +248,13 @@ def score(photos: Sequence[SeenPhoto], adapt: Adapter) -> dict:
         "decoded_accuracy": round(decoded_right / max(matched, 1), 4),
         "tiles": n_true,
     }
+
+
+def _tallies(photo: SeenPhoto, labels: np.ndarray) -> tuple[int, int, int]:
+    """(tiles read right, tiles read, tiles labelled) of ``photo`` decoded as ``labels``; a tile
+    read on a hidden one counts neither way."""
+    shown = labels if photo.counted is None else labels[photo.counted]
+    return sum((Counter(shown.tolist()) & Counter(photo.truth)).values()), len(shown), len(photo.truth)
 
 
 def see_photo(
@@ -515,6 +526,102 @@ class GateBox:
     vouched: bool  # the profile keeps it (dropped boxes only)
 
 
+#: How far a retake's camera moves: each corner of the frame by this share of its side (standard deviation).
+RETAKE_MOVE = 0.02
+
+
+def photographed_again(scene: Scene, rng: np.random.Generator) -> Scene:
+    """The same table photographed again a moment later, as a player does every turn: the camera
+    moved a little (a homography, each corner by :data:`RETAKE_MOVE`), other light (gain and a
+    colour cast), sensor noise, JPEG again. A tile pushed mostly out of the frame is hidden."""
+    height, width = scene.image.shape[:2]
+    frame = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    moved = (frame + rng.normal(0, RETAKE_MOVE, (4, 2)) * [width, height]).astype(np.float32)
+    homography = cv2.getPerspectiveTransform(frame, moved)
+    image = cv2.warpPerspective(scene.image, homography, (width, height), borderMode=cv2.BORDER_REFLECT).astype(np.float32)
+    image = image * rng.uniform(0.8, 1.15) + rng.normal(0, 8, 3) + rng.normal(0, 3, image.shape)
+    image = cv2.imdecode(cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 88])[1], 1)
+
+    def box_of(corners: np.ndarray) -> tuple[tuple[float, ...], float]:
+        points = cv2.perspectiveTransform(np.asarray(corners, np.float32).reshape(1, -1, 2), homography)[0]
+        (x1, y1), (x2, y2) = points.min(axis=0), points.max(axis=0)
+        clipped = (max(x1, 0.0), max(y1, 0.0), min(x2, width), min(y2, height))
+        inside = max(clipped[2] - clipped[0], 0) * max(clipped[3] - clipped[1], 0) / max((x2 - x1) * (y2 - y1), 1e-9)
+        return tuple(float(v) for v in clipped), inside
+
+    tiles, hidden = [], []
+    for placed in scene.tiles:
+        box, inside = box_of(placed.corners)
+        corners = cv2.perspectiveTransform(np.asarray(placed.corners, np.float32)[None], homography)[0]
+        tiles.append(replace(placed, corners=corners, box=box, number_visible=placed.number_visible if inside >= 0.7 else 0.0))
+    for x1, y1, x2, y2 in scene.hidden:
+        hidden.append(box_of(np.float32([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))[0])
+    return replace(scene, image=image, tiles=tuple(tiles), hidden=tuple(hidden), distractors=())
+
+
+def _read_with(photo: SeenPhoto, profile: TileProfile) -> tuple[SeenPhoto, np.ndarray]:
+    """``photo`` as :func:`vision.read` sees it with ``profile`` (:func:`vouched`) and its decoded labels."""
+    photo = vouched(photo, profile)
+    return photo, _decoded(photo, profile.adapt(photo.probs, photo.embeddings))
+
+
+def _misread(photo: SeenPhoto, labels: np.ndarray) -> list[tuple[int, int]]:
+    """(detection, true class) of each labelled tile read wrong."""
+    return [(j, int(photo.matched[j])) for j in np.flatnonzero(photo.matched >= 0) if labels[j] != photo.matched[j]]
+
+
+def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, remembered_from: Sequence[float] = ()) -> dict:
+    """Does a correction fix the tile the next time the table is photographed?
+
+    Per photo (``recipe``'s, the edition ``kind``), read with a one-photo calibration profile;
+    every tile read wrong is corrected through the Play page's code
+    (:func:`app.tile_profiles.teach_profile`, into a copy of the profile); then the table is
+    photographed again (:func:`photographed_again`) and read with the calibration profile alone,
+    with the taught profile as the app loads it, and with the corrections put into the class means
+    only (how profiles learnt from corrections before session 31); and with the corrections heard
+    from each cosine of ``remembered_from`` (:attr:`TileProfile.remembered_from`). Reported per
+    profile: F1 on the retaken photos, tiles read wrong, and of those, tiles of a class corrected
+    in that photo.
+    """
+    from app.profile_store import ProfileStore
+    from app.tile_profiles import teach_profile
+    from vision.reader import load_reader, reader_fingerprint
+
+    rng = np.random.default_rng(seed)
+    calibration, _, _ = calibrate(kind, rng)
+    alone = TileProfile.from_samples("calibration", calibration)
+    totals: dict[str, Counter] = {}
+    for _ in range(count):
+        scene = test_scene(kind, rng, recipe=recipe)
+        seen, labels = _read_with(_scene_photo(scene), alone)
+        wrong = _misread(seen, labels)
+        samples = {"photo": [TileSample(Tile.from_index(int(k)), seen.seen.views[:, j], seen.embeddings[j]) for j, k in enumerate(labels)]}
+        changed = [(("photo", j), Tile.from_index(true)) for j, true in wrong]
+        with tempfile.TemporaryDirectory() as folder:
+            store = ProfileStore(Path(folder))
+            store.save("set", calibration, reader_fingerprint(load_reader()))
+            teach_profile(store, "set", samples, changed)
+            taught = store.load("set").tile_profile()
+        corrections = [TileSample(tile, samples["photo"][j].crops, samples["photo"][j].embedding) for (_, j), tile in changed]
+        corrected = {true for _, true in wrong}
+        again = _scene_photo(photographed_again(scene, rng))
+        profiles = {
+            "calibration only": alone,
+            "corrections in the class means only": TileProfile.from_samples("means", [*calibration, *corrections]),
+            "corrections remembered (shipped)": taught,
+            **{f"corrections heard from cosine {c:g}": replace(taught, remembered_from=c) for c in remembered_from},
+        }
+        for name, profile in profiles.items():
+            total = totals.setdefault(name, Counter())
+            read_again, labels_again = _read_with(again, profile)
+            wrong_again = _misread(read_again, labels_again)
+            hits, shown, truth = _tallies(read_again, labels_again)
+            total.update(corrected=len(wrong), wrong=len(wrong_again), tp=hits, read=shown, true=truth,
+                         wrong_of_corrected_classes=sum(true in corrected for _, true in wrong_again))
+    return {name: {**dict(t), **{k: round(v, 4) for k, v in _prf(t["tp"], t["read"], t["true"]).items()}}
+            for name, t in totals.items()}
+
+
 def gate_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe) -> list[GateBox]:
     """Every box of ``count`` test photos of ``kind``, with one calibration photo's profile: kept
     or dropped by the gate, on a tile or not, its cosine to the profile's nearest class mean and
@@ -602,7 +709,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="draw the test photos as this held-out test set does (held-out-phone: 12 MP)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
     parser.add_argument("--gate-study", action="store_true", help="only the study of the boxes the gate drops (5.)")
+    parser.add_argument("--retakes", action="store_true", help="only the study of corrections on tables photographed again (6.)")
+    parser.add_argument("--remembered-from", nargs="*", type=float, default=[],
+                        help="with --retakes: also each of these cosines from which a correction is heard")
     args = parser.parse_args(argv)
+    if args.retakes:
+        for kind in args.editions:
+            result = retake_study(kind, args.seed * 100 + _edition_number(kind), args.photos, HELD_OUT_SETS[args.test_set],
+                                  args.remembered_from)
+            for name, t in result.items():
+                print(f"{kind.name} {name:36s} retaken photos F1 {t['f1']:.4f} ({t['tp']} of {t['true']} tiles, {t['read']} read); "
+                      f"read wrong {t['wrong']}, of a class corrected in that photo {t['wrong_of_corrected_classes']} "
+                      f"(corrections made {t['corrected']})")
+        return 0
     if args.gate_study:
         print(f"the profile vouches for a dropped box at P(tile) >= {VOUCH_TILE_PROB} and cosine >= {VOUCH_RECOGNISED}")
         for kind in args.editions:
