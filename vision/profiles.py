@@ -114,7 +114,7 @@ class TileProfile:
     means: np.ndarray  # (53, d) unit class means of the centred, unit embeddings (0 where unseen)
     seen: np.ndarray  # (53,) bool
     counts: np.ndarray = field(default_factory=lambda: np.zeros(NUM_KINDS, int))  # samples per class
-    #: (m, d) the corrections' centred unit embeddings, each heard as a class of its own (see the module).
+    #: (m, d) the corrections' centred unit embeddings, each compared with a tile on its own (see the module).
     exemplars: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     exemplar_labels: np.ndarray = field(default_factory=lambda: np.zeros(0, int))  # (m,) their classes
     remembered_from: float = REMEMBERED_FROM  # the cosine from which a correction is heard
