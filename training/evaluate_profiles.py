@@ -570,6 +570,27 @@ def _misread(photo: SeenPhoto, labels: np.ndarray) -> list[tuple[int, int]]:
     return [(j, int(photo.matched[j])) for j in np.flatnonzero(photo.matched >= 0) if labels[j] != photo.matched[j]]
 
 
+def _photo_centred(embeddings: np.ndarray) -> np.ndarray:
+    """One photo's embeddings less their mean: what the photo's tiles share (light, plastic) taken out."""
+    return embeddings - embeddings.mean(axis=0) if len(embeddings) else embeddings
+
+
+def session_memory(photo: SeenPhoto, wrong: Sequence[tuple[int, int]]) -> TileProfile | None:
+    """A study of corrections remembered without a profile (not in the app): the corrected tiles of
+    ``photo`` as exemplars (:attr:`TileProfile.exemplars`), each centred on its photo's mean
+    embedding (:func:`_photo_centred`; there is no profile centre), heard from the shipped
+    :data:`vision.profiles.REMEMBERED_FROM`. Read a later photo with its embeddings centred on its
+    own mean. None when nothing was corrected."""
+    if not wrong:
+        return None
+    labels = np.array([true for _, true in wrong], int)
+    dim = photo.embeddings.shape[1]
+    exemplars = _unit(_photo_centred(photo.embeddings)[[j for j, _ in wrong]])
+    seen = np.bincount(labels, minlength=NUM_KINDS) > 0
+    return TileProfile("session", np.zeros(dim), np.zeros((NUM_KINDS, dim)), seen, np.bincount(labels, minlength=NUM_KINDS),
+                       exemplars, labels)
+
+
 def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, remembered_from: Sequence[float] = ()) -> dict:
     """Does a correction fix the tile the next time the table is photographed?
 
@@ -579,9 +600,10 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
     photographed again (:func:`photographed_again`) and read with the calibration profile alone,
     with the taught profile as the app loads it, and with the corrections put into the class means
     only (how profiles learnt from corrections before session 31); and with the corrections heard
-    from each cosine of ``remembered_from`` (:attr:`TileProfile.remembered_from`). Reported per
-    profile: F1 on the retaken photos, tiles read wrong, and of those, tiles of a class corrected
-    in that photo.
+    from each cosine of ``remembered_from`` (:attr:`TileProfile.remembered_from`). Also without a
+    profile: the reader alone, and the photo's own misreads (read without a profile) corrected and
+    remembered for the session (:func:`session_memory`, a study). Reported per profile: F1 on the
+    retaken photos, tiles read wrong, and of those, tiles of a class corrected in that photo.
     """
     from app.profile_store import ProfileStore
     from app.tile_profiles import teach_profile
@@ -593,7 +615,8 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
     totals: dict[str, Counter] = {}
     for _ in range(count):
         scene = test_scene(kind, rng, recipe=recipe)
-        seen, labels = _read_with(_scene_photo(scene), alone)
+        first = _scene_photo(scene)
+        seen, labels = _read_with(first, alone)
         wrong = _misread(seen, labels)
         samples = {"photo": [TileSample(Tile.from_index(int(k)), seen.seen.views[:, j], seen.embeddings[j]) for j, k in enumerate(labels)]}
         changed = [(("photo", j), Tile.from_index(true)) for j, true in wrong]
@@ -603,7 +626,6 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
             teach_profile(store, "set", samples, changed)
             taught = store.load("set").tile_profile()
         corrections = [TileSample(tile, samples["photo"][j].crops, samples["photo"][j].embedding) for (_, j), tile in changed]
-        corrected = {true for _, true in wrong}
         again = _scene_photo(photographed_again(scene, rng))
         profiles = {
             "calibration only": alone,
@@ -611,13 +633,20 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
             "corrections remembered (shipped)": taught,
             **{f"corrections heard from cosine {c:g}": replace(taught, remembered_from=c) for c in remembered_from},
         }
-        for name, profile in profiles.items():
+        read = {name: _read_with(again, profile) for name, profile in profiles.items()}
+        plain = _decoded(first, first.probs)
+        unprofiled = _misread(first, plain)  # what a player without a profile corrects
+        memory = session_memory(first, unprofiled)
+        read["no profile"] = (again, _decoded(again, again.probs))
+        read["no profile, corrections remembered for the session"] = (again, _decoded(
+            again, again.probs if memory is None else memory.adapt(again.probs, _photo_centred(again.embeddings))))
+        for name, (read_again, labels_again) in read.items():
             total = totals.setdefault(name, Counter())
-            read_again, labels_again = _read_with(again, profile)
+            made = wrong if name in profiles else unprofiled
             wrong_again = _misread(read_again, labels_again)
             hits, shown, truth = _tallies(read_again, labels_again)
-            total.update(corrected=len(wrong), wrong=len(wrong_again), tp=hits, read=shown, true=truth,
-                         wrong_of_corrected_classes=sum(true in corrected for _, true in wrong_again))
+            total.update(corrected=len(made), wrong=len(wrong_again), tp=hits, read=shown, true=truth,
+                         wrong_of_corrected_classes=sum(true in {t for _, t in made} for _, true in wrong_again))
     return {name: {**dict(t), **{k: round(v, 4) for k, v in _prf(t["tp"], t["read"], t["true"]).items()}}
             for name, t in totals.items()}
 
