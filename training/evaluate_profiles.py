@@ -602,7 +602,8 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
     only (how profiles learnt from corrections before session 31); and with the corrections heard
     from each cosine of ``remembered_from`` (:attr:`TileProfile.remembered_from`). Also without a
     profile: the reader alone, and the photo's own misreads (read without a profile) corrected and
-    remembered for the session (:func:`session_memory`, a study). Reported per profile: F1 on the
+    remembered for the session (:func:`session_memory`, a study); and the calibration profile's
+    misreads so remembered beside it. Reported per profile: F1 on the
     retaken photos, tiles read wrong, and of those, tiles of a class corrected in that photo.
     """
     from app.profile_store import ProfileStore
@@ -638,11 +639,17 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
         unprofiled = _misread(first, plain)  # what a player without a profile corrects
         memory = session_memory(first, unprofiled)
         read["no profile"] = (again, _decoded(again, again.probs))
+        beside = session_memory(seen, wrong)  # the calibration profile's misreads, remembered by the photo
+        seen_again = vouched(again, alone)
+        probs = alone.adapt(seen_again.probs, seen_again.embeddings)
+        if beside is not None:
+            probs = beside.adapt(probs, _photo_centred(seen_again.embeddings))
+        read["calibration only, corrections remembered for the session"] = (seen_again, _decoded(seen_again, probs))
         read["no profile, corrections remembered for the session"] = (again, _decoded(
             again, again.probs if memory is None else memory.adapt(again.probs, _photo_centred(again.embeddings))))
         for name, (read_again, labels_again) in read.items():
             total = totals.setdefault(name, Counter())
-            made = wrong if name in profiles else unprofiled
+            made = unprofiled if name.startswith("no profile") else wrong
             wrong_again = _misread(read_again, labels_again)
             hits, shown, truth = _tallies(read_again, labels_again)
             total.update(corrected=len(made), wrong=len(wrong_again), tp=hits, read=shown, true=truth,
