@@ -35,7 +35,8 @@
    (:func:`retake_study`)? Each photo's misreads are corrected through the Play page's code, the
    table is photographed again (the camera moved a little, other light) and read with the
    calibration profile alone, the taught profile, and the corrections in the class means only;
-   nothing else runs.
+   also without a profile, alone and with the photo's corrections remembered for the session
+   (:func:`session_memory`, a study); nothing else runs.
 
 No setting here is tuned on the figures reported: the shipped method's were chosen before (on
 ``--seed 0``); the reported figures are the default ``--seed 1``.
