@@ -144,7 +144,7 @@ def test_a_correction_is_remembered_as_itself_so_the_same_tile_reads_right_next_
     style, rng = _style(), np.random.default_rng(9)
     calibration = _calibration(style, rng, noise=0.0)
     base = TileProfile.from_samples("set", calibration)
-    target, misread = 12, 40  # the reader keeps reading this set's blue 12 (index 12) as red 1 (40)
+    target, misread = 12, 40  # the reader keeps reading this set's black 13 (index 12) as red 2 (40)
     mean, lure = base.means[target], base.means[misread]
     looks = _between(mean, lure, 0.55)  # how the corrected tile looked: far from its class mean
     corrected = TileSample(Tile.from_index(target), calibration[0].crops, base.centre + 3 * looks)
