@@ -34,7 +34,7 @@ import scipy.sparse
 from ortools.linear_solver import linear_solver_pb2, pywraplp
 from ortools.linear_solver.python import model_builder_helper as builder
 
-from .deadline import MIN_CALL_S
+from .deadline import MIN_CALL_S, Deadline
 
 #: Primal heuristics SCIP runs by default that these programs do without: the searches start from
 #: a known solution or prove a target out of reach, where a heuristic's solution is either not
@@ -591,7 +591,7 @@ def solve_descending(
     ceiling = math.inf  # the last target proven out of reach
     steps = 1
     while True:
-        target = max(math.ceil(linear.bound - steps * step), floor)
+        target = descent_target(linear.bound, steps, step, floor)
         keep = np.flatnonzero(loss <= linear.slack(target))
         spent = time.monotonic() - began
         if _steps_end(len(keep), len(program.objective), spent, budget, hand_over is not None):
@@ -616,6 +616,12 @@ def solve_descending(
     if hand_over is not None and len(program.objective) >= HAND_OVER_COLUMNS:
         return hand_over(linear, start, ceiling, left(), Beside.nobody())
     return solve(program, left(), start)
+
+
+def descent_target(bound: float, steps: int, step: float, floor: int) -> int:
+    """The target of a descent's step number ``steps`` from ``bound``: that many ``step``s below
+    it, rounded up, never below ``floor`` (the score of the best solution known)."""
+    return max(math.ceil(bound - steps * step), floor)
 
 
 def _steps_end(kept: int, columns: int, spent: float, budget: float, handing_over: bool) -> bool:
@@ -648,12 +654,10 @@ class _TwoAtATime:
     ) -> None:
         self._program, self._linear, self._loss, self._step, self._floor = program, linear, loss, step, floor
         self._hand_over, self._began, self._limit = hand_over, began, time_limit_s
-
-    def _left(self) -> float:
-        return max(self._limit - (time.monotonic() - self._began), MIN_CALL_S)
+        self._deadline = Deadline(began + time_limit_s)
 
     def _target(self, steps: int) -> int:
-        return max(math.ceil(self._linear.bound - steps * self._step), self._floor)
+        return descent_target(self._linear.bound, steps, self._step, self._floor)
 
     def run(self, steps: int, start: np.ndarray, ceiling: float) -> Solution | None:
         """Settle the program from step number ``steps`` on; ``start``: the best solution known,
@@ -684,13 +688,13 @@ class _TwoAtATime:
                             upcoming = None
                             stop = Stop()
                             beside = Beside(stop, alone, proven)
-                            future = pool.submit(self._hand_over, self._linear, start, ceiling, self._left(), beside)
+                            future = pool.submit(self._hand_over, self._linear, start, ceiling, self._deadline.left(), beside)
                             running[future] = (None, stop)
                             handed_over = True
                             continue
                         last = target == self._floor  # the start reaches it
                         stop = Stop()
-                        limit = self._left() if last else max(budget - spent, MIN_CALL_S)
+                        limit = self._deadline.left() if last else max(budget - spent, MIN_CALL_S)
                         future = pool.submit(
                             solve_narrowed, self._program, keep, target, limit, start if last else None, stop,
                         )

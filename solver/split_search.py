@@ -53,8 +53,8 @@ from ortools.linear_solver.python import model_builder_helper as builder
 from .deadline import MIN_CALL_S
 from .mip import (
     FIRST_PHASE_TOLERANCE, GLOP_PARAMETERS, INTEGRALITY_TOLERANCE, LINEAR_TIME_LIMIT_S, OBJECTIVE_TOLERANCE, Beside,
-    IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError, Stop, Stopped, _columns, milliseconds,
-    model_of, phase_one, solve, solve_from, solve_linear, solve_narrowed, with_proof,
+    IntegerProgram, LinearSolution, OutOfTime, Rows, Solution, SolverError, Stop, Stopped, _columns, descent_target,
+    milliseconds, model_of, phase_one, solve, solve_from, solve_linear, solve_narrowed, with_proof,
 )
 
 #: More sets than this and the split is not tried (one search of the whole program instead); the
@@ -227,7 +227,7 @@ def _best_above(
     while math.ceil(bound - steps * step) >= ceiling:
         steps += 1
     while True:
-        target = max(math.ceil(bound - steps * step), better)
+        target = descent_target(bound, steps, step, better)
         keep = np.flatnonzero(loss <= slack(target))
         found = solve_narrowed(program, keep, target, left(), None, stop if len(keep) >= STOPPABLE_COLUMNS else None)
         if found is not None:
