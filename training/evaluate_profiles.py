@@ -363,13 +363,20 @@ def _decoded(photo: SeenPhoto, probs: np.ndarray) -> np.ndarray:
     return np.array(decode(probs, photo.groups, STANDARD, require_valid_melds=photo.kind == "table").labels, int)
 
 
+def _misread(photo: SeenPhoto, labels: np.ndarray) -> list[tuple[int, int]]:
+    """(detection, true class) of each labelled tile read wrong."""
+    return [(j, int(photo.matched[j])) for j in np.flatnonzero(photo.matched >= 0) if labels[j] != photo.matched[j]]
+
+
+def _misread_with(photo: SeenPhoto, profile: TileProfile | None) -> list[tuple[int, int]]:
+    """:func:`_misread` of ``photo`` decoded with ``profile`` adapting the reader (or none)."""
+    probs = photo.probs if profile is None else profile.adapt(photo.probs, photo.embeddings)
+    return _misread(photo, _decoded(photo, probs))
+
+
 def misreads_of(target: int, photos: Sequence[SeenPhoto], profile: TileProfile | None) -> int:
     """Detected tiles of the class ``target`` read as something else, with ``profile`` (or none)."""
-    total = 0
-    for photo in photos:
-        probs = photo.probs if profile is None else profile.adapt(photo.probs, photo.embeddings)
-        total += int(((_decoded(photo, probs) != target) & (photo.matched == target)).sum())
-    return total
+    return sum(true == target for photo in photos for _, true in _misread_with(photo, profile))
 
 
 def _misread_in(reading, scene: Scene, target: int) -> list[int]:
@@ -384,12 +391,7 @@ def _misread_in(reading, scene: Scene, target: int) -> list[int]:
 
 def worst_class(photos: Sequence[SeenPhoto], profile: TileProfile | None) -> tuple[int | None, int]:
     """The class read wrong most often in ``photos`` (decoded, with ``profile``) and how often; (None, 0) if none."""
-    wrong: Counter = Counter()
-    for photo in photos:
-        probs = photo.probs if profile is None else profile.adapt(photo.probs, photo.embeddings)
-        for true, read in zip(photo.matched, _decoded(photo, probs)):
-            if true >= 0 and true != read:
-                wrong[int(true)] += 1
+    wrong = Counter(true for photo in photos for _, true in _misread_with(photo, profile))
     return wrong.most_common(1)[0] if wrong else (None, 0)
 
 
@@ -543,8 +545,11 @@ def photographed_again(scene: Scene, rng: np.random.Generator) -> Scene:
     image = image * rng.uniform(0.8, 1.15) + rng.normal(0, 8, 3) + rng.normal(0, 3, image.shape)
     image = cv2.imdecode(cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 88])[1], 1)
 
-    def box_of(corners: np.ndarray) -> tuple[tuple[float, ...], float]:
-        points = cv2.perspectiveTransform(np.asarray(corners, np.float32).reshape(1, -1, 2), homography)[0]
+    def moved(corners: np.ndarray) -> np.ndarray:
+        return cv2.perspectiveTransform(np.asarray(corners, np.float32).reshape(1, -1, 2), homography)[0]
+
+    def box_of(points: np.ndarray) -> tuple[tuple[float, ...], float]:
+        """The box of ``points`` (moved), clipped to the frame, and the share of it inside."""
         (x1, y1), (x2, y2) = points.min(axis=0), points.max(axis=0)
         clipped = (max(x1, 0.0), max(y1, 0.0), min(x2, width), min(y2, height))
         inside = max(clipped[2] - clipped[0], 0) * max(clipped[3] - clipped[1], 0) / max((x2 - x1) * (y2 - y1), 1e-9)
@@ -552,11 +557,11 @@ def photographed_again(scene: Scene, rng: np.random.Generator) -> Scene:
 
     tiles, hidden = [], []
     for placed in scene.tiles:
-        box, inside = box_of(placed.corners)
-        corners = cv2.perspectiveTransform(np.asarray(placed.corners, np.float32)[None], homography)[0]
+        corners = moved(placed.corners)
+        box, inside = box_of(corners)
         tiles.append(replace(placed, corners=corners, box=box, number_visible=placed.number_visible if inside >= 0.7 else 0.0))
     for x1, y1, x2, y2 in scene.hidden:
-        hidden.append(box_of(np.float32([[x1, y1], [x2, y1], [x2, y2], [x1, y2]]))[0])
+        hidden.append(box_of(moved(np.float32([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])))[0])
     return replace(scene, image=image, tiles=tuple(tiles), hidden=tuple(hidden), distractors=())
 
 
@@ -564,11 +569,6 @@ def _read_with(photo: SeenPhoto, profile: TileProfile) -> tuple[SeenPhoto, np.nd
     """``photo`` as :func:`vision.read` sees it with ``profile`` (:func:`vouched`) and its decoded labels."""
     photo = vouched(photo, profile)
     return photo, _decoded(photo, profile.adapt(photo.probs, photo.embeddings))
-
-
-def _misread(photo: SeenPhoto, labels: np.ndarray) -> list[tuple[int, int]]:
-    """(detection, true class) of each labelled tile read wrong."""
-    return [(j, int(photo.matched[j])) for j in np.flatnonzero(photo.matched >= 0) if labels[j] != photo.matched[j]]
 
 
 def _photo_centred(embeddings: np.ndarray) -> np.ndarray:
@@ -653,8 +653,9 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
             made = unprofiled if name.startswith("no profile") else wrong
             wrong_again = _misread(read_again, labels_again)
             hits, shown, truth = _tallies(read_again, labels_again)
+            corrected = {true for _, true in made}
             total.update(corrected=len(made), wrong=len(wrong_again), tp=hits, read=shown, true=truth,
-                         wrong_of_corrected_classes=sum(true in {t for _, t in made} for _, true in wrong_again))
+                         wrong_of_corrected_classes=sum(true in corrected for _, true in wrong_again))
     return {name: {**dict(t), **{k: round(v, 4) for k, v in _prf(t["tp"], t["read"], t["true"]).items()}}
             for name, t in totals.items()}
 
