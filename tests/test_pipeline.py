@@ -341,3 +341,56 @@ def test_a_profile_never_vouches_for_a_box_of_no_tiles_shape(monkeypatch):
     samples = [TileSample(parse_tile(t), crops, e) for t, e in zip(("r5", "r6"), embeddings)]
     mine = read(np.full((300, 300, 3), 128, np.uint8), "rack", profile=TileProfile.from_samples("mine", samples))
     assert [t.tile.short for t in mine.tiles] == ["r5"] and len(mine.doubtful_boxes) == 1
+
+
+def test_the_tiles_changed_this_session_read_as_the_player_set_them_and_after_the_profile(monkeypatch):
+    """``read(memory=)``: the red 5 read as a red 6 on the first photo and changed by the player reads
+    as a red 5 on the next photo; the memory hears after the profile, so it also overrules it."""
+    import vision.pipeline as pipeline
+    from vision.profiles import TileProfile, TileSample
+    from vision.reader import CropReading
+    from vision.session_memory import SessionMemory
+
+    tiles = [parse_tile(t) for t in ("r5", "r6", "b7", "k1", "o2", "o3")]
+    looks = np.random.default_rng(0).normal(0, 1, (6, 8)) + 20.0
+
+    def seen(light: float) -> pipeline.SeenTiles:
+        probs = np.full((6, 53), 1e-4)
+        probs[np.arange(6), [parse_tile("r6").index, *(t.index for t in tiles[1:])]] = 1.0
+        boxes = np.array([[100 + 50 * i, 100, 140 + 50 * i, 156] for i in range(6)], np.float32)
+        reading = CropReading(probs / probs.sum(axis=1, keepdims=True), np.full(6, 0.99), looks + light)
+        return pipeline.SeenTiles(Detections(boxes, np.full(6, 0.9, np.float32)), np.zeros((1, 6, 16, 16, 3), np.uint8), reading)
+
+    photo = np.full((300, 500, 3), 128, np.uint8)
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: seen(0.0))
+    first = read(photo, "rack")
+    assert [t.tile.short for t in first.tiles] == ["r6", "r6", "b7", "k1", "o2", "o3"]
+    memory = SessionMemory().remembering(np.stack([s.embedding for s in first.samples]), [(0, tiles[0])])
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: seen(3.0))
+    assert [t.tile.short for t in read(photo, "rack").tiles][0] == "r6"
+    assert [t.tile.short for t in read(photo, "rack", memory=memory).tiles] == [t.short for t in tiles]
+    crops = np.zeros((1, 16, 16, 3), np.uint8)
+    thinks_r6 = TileProfile.from_samples("mine", [TileSample(parse_tile("r6"), crops, looks[0]), TileSample(tiles[2], crops, looks[2])])
+    assert read(photo, "rack", profile=thinks_r6).tiles[0].tile.short == "r6"
+    assert read(photo, "rack", profile=thinks_r6, memory=memory).tiles[0].tile.short == "r5"
+
+
+@needs_models
+def test_with_the_real_reader_a_tile_changed_on_one_photo_reads_as_set_on_the_next_photo_of_it():
+    """The whole chain on real embeddings: the same rack photographed again in other light (darker,
+    noisier, JPEG) is a near copy tile for tile, so the changed tile reads as the player set it and
+    every other tile as the reader alone reads it."""
+    import cv2
+
+    from vision.session_memory import SessionMemory
+
+    photo = rows_photo([["r7", "k13", "b2", "o9"], ["r3", "k4", "b11", "o1"]])
+    first = read(photo, "rack")
+    assert [t.tile.short for t in first.tiles][0] == "r7"
+    memory = SessionMemory().remembering(np.stack([s.embedding for s in first.samples]), [(0, parse_tile("b7"))])
+    rng = np.random.default_rng(0)
+    darker = np.clip(photo * 0.8 + 20 + rng.normal(0, 4, photo.shape), 0, 255).astype(np.uint8)
+    again = cv2.imdecode(cv2.imencode(".jpg", darker, [cv2.IMWRITE_JPEG_QUALITY, 80])[1], cv2.IMREAD_COLOR)
+    alone = [t.tile.short for t in read(again, "rack").tiles]
+    remembered = [t.tile.short for t in read(again, "rack", memory=memory).tiles]
+    assert alone[0] == "r7" and remembered == ["b7", *alone[1:]]

@@ -69,7 +69,8 @@ from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import decode
 from vision.detections import Detections, box_iou
 from vision.pipeline import SeenTiles
-from vision.profiles import TEMPERATURE, VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample
+from vision.profiles import TEMPERATURE, VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
+from vision.session_memory import SessionMemory
 
 Adapter = Callable[[np.ndarray, np.ndarray], np.ndarray]
 #: What the photos of the held-out test set show (their kinds and distractors), for one edition at a time.
@@ -149,7 +150,7 @@ def _logistic_head(
     from vision.reader import load_reader, read_views
 
     seen = read_views(crops, load_reader())
-    features = _unit(seen.embeddings - profile.centre)
+    features = unit_rows(seen.embeddings - profile.centre)
     onehot = np.eye(NUM_KINDS)[[t.index for t in tiles]]
     base = np.log(np.maximum(seen.probs, 1e-12))
     weights, bias = np.zeros((features.shape[1], NUM_KINDS)), np.zeros(NUM_KINDS)
@@ -163,15 +164,11 @@ def _logistic_head(
     def adapt(probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         if not len(probs):
             return probs
-        logits = np.log(np.maximum(probs, 1e-12)) + _unit(embeddings - profile.centre) @ weights + bias
+        logits = np.log(np.maximum(probs, 1e-12)) + unit_rows(embeddings - profile.centre) @ weights + bias
         out = np.exp(logits - logits.max(axis=1, keepdims=True))
         return out / out.sum(axis=1, keepdims=True)
 
     return adapt
-
-
-def _unit(rows: np.ndarray) -> np.ndarray:
-    return rows / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-12)
 
 
 def augmented(samples: Sequence[TileSample], rng: np.random.Generator, copies: int = 4) -> tuple[list[Tile], np.ndarray]:
@@ -571,25 +568,10 @@ def _read_with(photo: SeenPhoto, profile: TileProfile) -> tuple[SeenPhoto, np.nd
     return photo, _decoded(photo, profile.adapt(photo.probs, photo.embeddings))
 
 
-def _photo_centred(embeddings: np.ndarray) -> np.ndarray:
-    """One photo's embeddings less their mean: what the photo's tiles share (light, plastic) taken out."""
-    return embeddings - embeddings.mean(axis=0) if len(embeddings) else embeddings
-
-
-def session_memory(photo: SeenPhoto, wrong: Sequence[tuple[int, int]]) -> TileProfile | None:
-    """A study of corrections remembered without a profile (not in the app): the corrected tiles of
-    ``photo`` as exemplars (:attr:`TileProfile.exemplars`), each centred on its photo's mean
-    embedding (:func:`_photo_centred`; there is no profile centre), heard from the shipped
-    :data:`vision.profiles.REMEMBERED_FROM`. Read a later photo with its embeddings centred on its
-    own mean. None when nothing was corrected."""
-    if not wrong:
-        return None
-    labels = np.array([true for _, true in wrong], int)
-    dim = photo.embeddings.shape[1]
-    exemplars = _unit(_photo_centred(photo.embeddings)[[j for j, _ in wrong]])
-    seen = np.bincount(labels, minlength=NUM_KINDS) > 0
-    return TileProfile("session", np.zeros(dim), np.zeros((NUM_KINDS, dim)), seen, np.bincount(labels, minlength=NUM_KINDS),
-                       exemplars, labels)
+def session_memory(photo: SeenPhoto, wrong: Sequence[tuple[int, int]]) -> SessionMemory:
+    """The misreads ``wrong`` of ``photo`` (its row, the true class) corrected and remembered for the
+    session, as the Play page remembers every *Change* (:class:`vision.session_memory.SessionMemory`)."""
+    return SessionMemory().remembering(photo.embeddings, [(j, Tile.from_index(true)) for j, true in wrong])
 
 
 def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, remembered_from: Sequence[float] = ()) -> dict:
@@ -603,8 +585,8 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
     only (how profiles learnt from corrections before session 31); and with the corrections heard
     from each cosine of ``remembered_from`` (:attr:`TileProfile.remembered_from`). Also without a
     profile: the reader alone, and the photo's own misreads (read without a profile) corrected and
-    remembered for the session (:func:`session_memory`, a study); and the calibration profile's
-    misreads so remembered beside it. Reported per profile: F1 on the
+    remembered for the session (:func:`session_memory`); and the calibration profile's misreads so
+    remembered beside it, alone and beside the taught profile. Reported per profile: F1 on the
     retaken photos, tiles read wrong, and of those, tiles of a class corrected in that photo.
     """
     from app.profile_store import ProfileStore
@@ -643,11 +625,12 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
         beside = session_memory(seen, wrong)  # the calibration profile's misreads, remembered by the photo
         seen_again = vouched(again, alone)
         probs = alone.adapt(seen_again.probs, seen_again.embeddings)
-        if beside is not None:
-            probs = beside.adapt(probs, _photo_centred(seen_again.embeddings))
+        probs = beside.adapt(probs, seen_again.embeddings)
         read["calibration only, corrections remembered for the session"] = (seen_again, _decoded(seen_again, probs))
-        read["no profile, corrections remembered for the session"] = (again, _decoded(
-            again, again.probs if memory is None else memory.adapt(again.probs, _photo_centred(again.embeddings))))
+        taught_again, _ = read["corrections remembered (shipped)"]  # teaching on, and the session's memory
+        probs = beside.adapt(taught.adapt(taught_again.probs, taught_again.embeddings), taught_again.embeddings)
+        read["corrections remembered (shipped) and for the session"] = (taught_again, _decoded(taught_again, probs))
+        read["no profile, corrections remembered for the session"] = (again, _decoded(again, memory.adapt(again.probs, again.embeddings)))
         for name, (read_again, labels_again) in read.items():
             total = totals.setdefault(name, Counter())
             made = unprofiled if name.startswith("no profile") else wrong

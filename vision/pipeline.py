@@ -24,6 +24,7 @@ from vision.images import load_image
 from vision.profiles import TileProfile, TileSample
 from vision.reader import CropReading
 from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile
+from vision.session_memory import SessionMemory
 
 ImageSource = str | Path | bytes | BinaryIO | np.ndarray
 
@@ -228,13 +229,16 @@ def read(
     detector_weights: str | Path | None = None,
     reader_weights: str | Path | None = None,
     profile: TileProfile | None = None,
+    memory: SessionMemory | None = None,
 ) -> Reading:
     """Read every tile in a photo of the table (``kind="table"``) or of a rack (``"rack"``).
 
     ``image`` is a path, bytes, a file object, or a BGR uint8 array; the weights default to the
     shipped ``detector.onnx`` and ``reader.onnx`` (see :mod:`vision.model_files`). A ``profile``
     of the player's own tiles (:mod:`vision.profiles`) keeps the boxes the gate dropped that it
-    vouches for and adapts the reader's probabilities before decoding. Raises
+    vouches for and adapts the reader's probabilities before decoding; the tiles the player changed
+    this session (``memory``, :mod:`vision.session_memory`) then read a near copy of one as the
+    player set it. Raises
     :class:`vision.images.ImageError` for what is not a readable photo and
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
@@ -246,6 +250,8 @@ def read(
     if profile is not None:
         seen = seen.vouched_by(profile)
     probs = seen.reading.probs if profile is None else profile.adapt(seen.reading.probs, seen.reading.embeddings)
+    if memory is not None:
+        probs = memory.adapt(probs, seen.reading.embeddings)
     groups = group_into_melds(seen.detections, reading_kind.value)
     height, width = photo.shape[:2]
     reading = build_reading(

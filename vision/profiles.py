@@ -61,7 +61,7 @@ import numpy as np
 
 from solver.tiles import NUM_KINDS, Tile
 
-__all__ = ["TileSample", "TileProfile", "TEMPERATURE", "WEIGHT", "RECOGNISED", "VOUCH_TILE_PROB", "VOUCH_RECOGNISED", "REMEMBERED_FROM"]
+__all__ = ["TileSample", "TileProfile", "unit_rows", "TEMPERATURE", "WEIGHT", "RECOGNISED", "VOUCH_TILE_PROB", "VOUCH_RECOGNISED", "REMEMBERED_FROM"]
 
 #: Softmax temperature on the cosine similarities (cosines of one set's tiles lie close together).
 TEMPERATURE = 0.05
@@ -101,7 +101,8 @@ class TileSample:
     box: tuple[float, ...] = ()
 
 
-def _unit(rows: np.ndarray) -> np.ndarray:
+def unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Each row scaled to unit length (a row of zeros stays zero): what a cosine compares."""
     return rows / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-12)
 
 
@@ -136,10 +137,10 @@ class TileProfile:
         np.add.at(raw_means, labels, embeddings)
         centre = (raw_means[seen] / counts[seen, None]).mean(axis=0)  # each class counts once
         means = np.zeros_like(raw_means)
-        np.add.at(means, labels, _unit(embeddings - centre))
-        means[seen] = _unit(means[seen])
+        np.add.at(means, labels, unit_rows(embeddings - centre))
+        means[seen] = unit_rows(means[seen])
         remembered = slice(len(samples), len(every))
-        return cls(name, centre, means, seen, counts, _unit(embeddings[remembered] - centre), labels[remembered])
+        return cls(name, centre, means, seen, counts, unit_rows(embeddings[remembered] - centre), labels[remembered])
 
     @property
     def size(self) -> int:
@@ -154,7 +155,7 @@ class TileProfile:
                 f"embeddings of shape {embeddings.shape} do not fit this profile (dimension {self.means.shape[1]}): "
                 "was it made with another reader?"
             )
-        unit = _unit(embeddings - self.centre)
+        unit = unit_rows(embeddings - self.centre)
         cosine = unit @ self.means[self.seen].T
         if len(self.exemplar_labels):
             column = np.cumsum(self.seen) - 1  # class -> its column among the classes seen

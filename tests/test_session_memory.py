@@ -1,0 +1,113 @@
+"""The tiles a player changed this session, read as they set them in the next photo (pure numpy;
+embeddings made up here)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import vision.session_memory as session_memory
+from solver.tiles import NUM_KINDS, parse_tile
+from vision.session_memory import MIN_PHOTO_TILES, SessionMemory
+
+DIM = 16
+TILES = [parse_tile(t) for t in ("r5", "r6", "b7", "k1", "o2", "j")]
+
+
+def _photo(seed: int, light: float, noise: float = 0.05) -> np.ndarray:
+    """One photo of the same six tiles: each tile's own look, plus what the photo's light adds to all."""
+    looks = np.random.default_rng(0).normal(0, 1, (len(TILES), DIM))
+    rng = np.random.default_rng(seed)
+    return looks + light * rng.normal(0, 1, DIM) + rng.normal(0, noise, looks.shape) + 30.0
+
+
+def _read_as(tiles, confidence: float = 0.95) -> np.ndarray:
+    probs = np.full((len(tiles), NUM_KINDS), (1.0 - confidence) / (NUM_KINDS - 1))
+    probs[np.arange(len(tiles)), [t.index for t in tiles]] = confidence
+    return probs
+
+
+def _labels(probs: np.ndarray) -> list[str]:
+    from solver.tiles import Tile
+
+    return [Tile.from_index(int(k)).short for k in probs.argmax(axis=1)]
+
+
+def test_a_changed_tile_reads_as_the_player_set_it_in_the_next_photo_and_no_other_tile_moves():
+    misread = [TILES[1], *TILES[1:]]  # the red 5 is read as a red 6, sure
+    memory = SessionMemory().remembering(_photo(1, light=0.0), [(0, TILES[0])])
+    assert len(memory) == 1 and memory.labels.tolist() == [TILES[0].index]
+    again = _photo(2, light=4.0)  # the next turn: other light on every tile
+    probs = _read_as(misread)
+    adapted = memory.adapt(probs, again)
+    assert _labels(adapted) == [t.short for t in TILES]
+    assert _labels(probs) == ["r6", "r6", "b7", "k1", "o2", "j"]  # what the reader alone says
+    assert np.allclose(adapted[1:], probs[1:])  # the tiles no one changed read as before
+
+
+def test_a_tile_unlike_every_changed_one_is_not_moved():
+    memory = SessionMemory().remembering(_photo(1, light=0.0), [(0, TILES[0])])
+    others = np.random.default_rng(9).normal(0, 1, (6, DIM)) + 30.0  # other tiles altogether
+    probs = _read_as(TILES[1:] + TILES[:1])
+    assert np.allclose(memory.adapt(probs, others), probs)
+
+
+def test_an_empty_memory_and_a_photo_of_few_tiles_read_as_the_reader_alone():
+    probs = _read_as([TILES[1], *TILES[1:]])
+    assert np.allclose(SessionMemory().adapt(probs, _photo(2, light=4.0)), probs)
+    memory = SessionMemory().remembering(_photo(1, light=0.0), [(0, TILES[0])])
+    few = MIN_PHOTO_TILES - 1
+    assert np.allclose(memory.adapt(probs[:few], _photo(2, light=4.0)[:few]), probs[:few])
+    assert len(SessionMemory().remembering(_photo(1, light=0.0)[:few], [(0, TILES[0])])) == 0
+    assert len(SessionMemory().remembering(_photo(1, light=0.0), [])) == 0
+
+
+def test_a_tile_changed_again_is_remembered_as_it_was_set_last_and_the_old_memory_is_unchanged():
+    photo = _photo(1, light=0.0)
+    first = SessionMemory().remembering(photo, [(0, TILES[2])])
+    second = first.remembering(photo, [(0, TILES[0]), (3, TILES[3])])
+    assert first.labels.tolist() == [TILES[2].index]  # a value: remembering makes a new memory
+    assert second.labels.tolist() == [TILES[0].index, TILES[3].index]
+    assert _labels(second.adapt(_read_as([TILES[2], *TILES[1:]]), _photo(2, light=4.0)))[0] == "r5"
+
+
+def test_the_oldest_change_is_forgotten_first(monkeypatch):
+    monkeypatch.setattr(session_memory, "MAX_REMEMBERED", 2)
+    photo = _photo(1, light=0.0)
+    memory = SessionMemory()
+    for index in (0, 1, 2):
+        memory = memory.remembering(photo, [(index, TILES[index])])
+    assert memory.labels.tolist() == [TILES[1].index, TILES[2].index]
+
+
+def test_what_does_not_fit_is_refused_with_a_clear_error():
+    memory = SessionMemory().remembering(_photo(1, light=0.0), [(0, TILES[0])])
+    with pytest.raises(ValueError, match="tile 6 is not on a photo of 6 tiles"):
+        SessionMemory().remembering(_photo(1, light=0.0), [(6, TILES[0])])
+    with pytest.raises(ValueError, match="do not fit this memory"):
+        memory.remembering(np.zeros((6, DIM + 1)), [(0, TILES[0])])
+    with pytest.raises(ValueError, match="must be \\(tiles, dimension\\)"):
+        memory.remembering(np.zeros(DIM), [(0, TILES[0])])
+    with pytest.raises(ValueError, match="5 embeddings for 6 tiles"):
+        memory.adapt(_read_as(TILES), _photo(2, light=1.0)[:5])
+    with pytest.raises(ValueError, match="do not fit this profile"):
+        memory.adapt(_read_as(TILES), np.zeros((6, DIM + 1)))
+
+
+def test_the_app_remembers_each_change_on_the_photo_it_was_made_on():
+    """``app.tile_profiles.remember``: a change names its tile by (photo kind, index); each photo is
+    centred on its own tiles; a change with no such tile is skipped."""
+    from app.tile_profiles import remember
+    from vision.profiles import TileSample
+
+    crops = np.zeros((1, 2, 2, 3), np.uint8)
+    table, rack = _photo(1, light=0.0), _photo(3, light=2.0)[::-1]
+    samples = {
+        "table": [TileSample(t, crops, e) for t, e in zip(TILES, table)],
+        "rack": [TileSample(t, crops, e) for t, e in zip(TILES[::-1], rack)],
+    }
+    changed = [(("table", 0), TILES[2]), (("rack", 1), TILES[3]), (("rack", 99), TILES[4]), (("hand", 0), TILES[4])]
+    memory = remember(SessionMemory(), samples, changed)
+    assert memory.labels.tolist() == [TILES[2].index, TILES[3].index]
+    alone = SessionMemory().remembering(rack, [(1, TILES[3])])
+    assert np.allclose(memory.exemplars[1], alone.exemplars[0])  # centred on the rack photo, not the table's
