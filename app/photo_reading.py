@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from vision.profiles import TileProfile
+    from vision.session_memory import SessionMemory
 
 log = logging.getLogger(__name__)
 
@@ -71,10 +72,12 @@ def read_photo(
     rules: RuleSet,
     profile: TileProfile | None = None,
     *,
+    memory: SessionMemory | None = None,
     max_bytes: int | None = None,
 ) -> PhotoRead:
     """Decode ``source`` (photo bytes, or the path of a photo file) and read every tile on it
-    as a table or a rack under ``rules``, adapted by a tile ``profile`` when one is given.
+    as a table or a rack under ``rules``, adapted by a tile ``profile`` and by the tiles the
+    player changed this session (``memory``) when they are given.
 
     ``max_bytes``: the largest file read (default :data:`vision.images.MAX_PHOTO_BYTES`, the
     app's upload limit). Raises :class:`PhotoError` and nothing else for any photo.
@@ -85,7 +88,7 @@ def read_photo(
         from vision.images import ImageError
         from vision.model_files import ModelFileError
 
-        reading = vision.read(image, kind=kind.value, rules=rules, profile=profile)
+        reading = vision.read(image, kind=kind.value, rules=rules, profile=profile, memory=memory)
     except ImportError as err:
         raise _not_installed(err) from err
     except ModelFileError as err:

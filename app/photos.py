@@ -1,7 +1,8 @@
 """The pages' door to photos: upload bytes in, a reading the player can fix out.
 
 Reading itself is :func:`app.photo_reading.read_photo`, the one entry the CLI uses too; this
-module adds what only the pages need: the session's tile profile, the reading as chips, a
+module adds what only the pages need: the session's tile profile and the tiles changed this
+session (:func:`app.tile_profiles.remembered`), the reading as chips, a
 small annotated preview, and the models opened once per server process (``st.cache_resource``)
 and shared by every session. Uploads arrive as bytes and are decoded in memory; no name or path
 a user gives is ever opened.
@@ -24,6 +25,7 @@ from solver.i18n import error_text, tile_label, tr
 from solver.rules import RuleSet
 from vision.profiles import TileProfile, TileSample
 from vision.reading import Reading, ReadingKind, ReadTile, small_tiles_note
+from vision.session_memory import SessionMemory
 
 from . import session
 from .editing import Chip
@@ -152,28 +154,30 @@ def _row_positions(reading: Reading) -> tuple[tuple[int, ...], ...]:
 
 def read_upload(data: bytes, kind: ReadingKind, rules: RuleSet, lang: str = "en") -> PhotoReading:
     """Read a table (rows are melds) or a rack (one row) from uploaded photo bytes, with the
-    session's tile profile; raises :class:`app.photo_reading.PhotoError`. A reading started
-    ahead for the same photo (:func:`read_ahead`) is taken up instead of read again.
+    session's tile profile and the tiles changed this session; raises
+    :class:`app.photo_reading.PhotoError`. A reading started ahead for the same photo
+    (:func:`read_ahead`) is taken up instead of read again.
 
     The reading's problems are not repeated as notes: the pages show every kind in their own
     words (invalid melds and copy limits from the table check, doubtful tiles as marked chips).
     """
-    return _prefetcher().result(data, kind, rules, *_profile_and_notes(lang))
+    return _prefetcher().result(data, kind, rules, *_profile_and_notes(lang), _remembered())
 
 
 def read_ahead(data: bytes | None, kind: ReadingKind, rules: RuleSet, lang: str = "en") -> None:
     """Start reading an uploaded photo in the background, for :func:`read_upload` to take up
     (nothing when no photo is given)."""
     if data is not None:
-        _prefetcher().start(data, kind, rules, *_profile_and_notes(lang))
+        _prefetcher().start(data, kind, rules, *_profile_and_notes(lang), _remembered())
 
 
 def read_with_profile(
-    data: bytes, kind: ReadingKind, rules: RuleSet, profile: TileProfile | None, notes: tuple[str, ...]
+    data: bytes, kind: ReadingKind, rules: RuleSet, profile: TileProfile | None, notes: tuple[str, ...],
+    memory: SessionMemory | None = None,
 ) -> PhotoReading:
-    """:func:`read_upload` once the session's profile is resolved: touches no session state, so
-    it may run on any thread."""
-    photo = read_photo(data, kind, rules, profile)
+    """:func:`read_upload` once the session's profile and memory are resolved: touches no session
+    state, so it may run on any thread."""
+    photo = read_photo(data, kind, rules, profile, memory=memory)
     annotated, scale = _preview(photo)
     reading = photo.reading
     tiles = reading.tiles
@@ -233,6 +237,12 @@ def _prefetcher() -> Prefetcher:
 def _profile_and_notes(lang: str) -> tuple[TileProfile | None, tuple[str, ...]]:
     profile, note = _active_profile(lang)
     return profile, (note,) if note else ()
+
+
+def _remembered() -> SessionMemory | None:
+    from .tile_profiles import remembered
+
+    return remembered()
 
 
 def _scaled(box: Box, scale: float) -> Box:

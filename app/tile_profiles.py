@@ -4,16 +4,22 @@ The profile chosen on the *My tiles* page lives in session state under :data:`AC
 none chosen: the reader alone) and applies to every photo any page reads (:func:`app.photos.read_upload`
 asks :func:`active_profile`). A loaded profile is cached per file and change time, so reading a
 photo does not reload it. :func:`corrections` is pure: what the player changed on a photo tile.
+
+Every tile the player changes on a photo is also remembered for the session, profile or none
+(:data:`MEMORY`, a :class:`vision.session_memory.SessionMemory`; :func:`remember` is pure), and
+every photo read later in the session reads a near copy of it as the player set it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import streamlit as st
 
 from solver.tiles import Tile
 from vision.profiles import TileProfile, TileSample
+from vision.session_memory import SessionMemory
 
 from .editing import TableAndRack
 from .profile_store import CORRECTION, ProfileError, ProfileStore, StoredProfile
@@ -22,6 +28,8 @@ from .profile_store import CORRECTION, ProfileError, ProfileStore, StoredProfile
 ACTIVE = "tiles_active_profile"
 #: Session key of the Play page's switch: a tile fixed with *Change* teaches the active profile.
 TEACH = "play_teach_profile"
+#: Session key of the tiles the player changed this session (:func:`remembered`).
+MEMORY = "tiles_session_memory"
 
 
 def store() -> ProfileStore:
@@ -94,9 +102,41 @@ def teach_profile(
     return profiles.save(name, taught, reader_fingerprint(load_reader()), origin=CORRECTION)
 
 
+def remembered() -> SessionMemory | None:
+    """The tiles the player changed on photos this session (None before the first change)."""
+    memory = st.session_state.get(MEMORY)
+    return memory if memory is not None and len(memory) else None
+
+
+def remember_in_session(samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]]) -> None:
+    """Remember the photo tiles just ``changed`` for the rest of the session (see :func:`remember`)."""
+    st.session_state[MEMORY] = remember(st.session_state.get(MEMORY) or SessionMemory(), samples, changed)
+
+
+def forget_session() -> None:
+    """Forget the tiles changed this session: later photos read as the reader (and profile) alone say."""
+    st.session_state.pop(MEMORY, None)
+
+
+def remember(
+    memory: SessionMemory, samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]]
+) -> SessionMemory:
+    """``memory`` with each changed photo tile added as the player set it: ``samples`` are every
+    tile of each photo (by kind, as :attr:`app.photos.PhotoReading.samples`), a change names its
+    tile by (kind, index) as a chip's ``sample`` does; a change without a sample is skipped."""
+    for kind, photo in samples.items():
+        on_photo = [(index, tile) for (where, index), tile in changed if where == kind and 0 <= index < len(photo)]
+        if on_photo:
+            memory = memory.remembering(np.stack([s.embedding for s in photo]), on_photo)
+    return memory
+
+
 def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) -> TileSample | None:
     kept = samples.get(kind, ())
     return kept[index] if 0 <= index < len(kept) else None
 
 
-__all__ = ["ACTIVE", "TEACH", "active_name", "active_profile", "corrections", "store", "teach", "teach_profile"]
+__all__ = [
+    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "corrections", "forget_session", "remember",
+    "remember_in_session", "remembered", "store", "teach", "teach_profile",
+]

@@ -258,7 +258,7 @@ def read_tile(tile: Tile, box=(0.0, 0.0, 45.0, 60.0), confidence: float = 0.99,
     return ReadTile(tile, box, confidence, tuple((t, 0.1) for t in alternatives), **flags)
 
 
-def fake_read(image, kind="table", rules=None, profile=None) -> Reading:
+def fake_read(image, kind="table", rules=None, profile=None, memory=None) -> Reading:
     """A stand-in reader with one doubtful tile, so the app's side is tested exactly."""
     def t(name, **kw):
         return read_tile(parse_tile(name), **kw)
@@ -330,7 +330,7 @@ def test_a_photo_reading_shows_doubts_and_is_fixed_with_an_alternative(monkeypat
     assert texts(at.success) == ["Play 1 tile(s) worth 7 points: red 7"]
 
 
-def read_with_an_unsure_joker(image, kind="table", rules=None, profile=None) -> Reading:
+def read_with_an_unsure_joker(image, kind="table", rules=None, profile=None, memory=None) -> Reading:
     """A table of two sure runs and a rack whose joker the reader doubts (wood grain, say)."""
     def t(name, **kw):
         return read_tile(parse_tile(name), **kw)
@@ -383,7 +383,7 @@ def test_a_reader_crash_is_a_clear_message_not_a_traceback(monkeypatch):
 
     import app.photos
 
-    def broken(image, kind="table", rules=None, profile=None):
+    def broken(image, kind="table", rules=None, profile=None, memory=None):
         raise RuntimeError("CUDA out of memory")
 
     monkeypatch.setattr(vision, "read", broken, raising=False)
@@ -404,7 +404,7 @@ def test_a_photo_with_no_tiles_says_so(monkeypatch):
 
     import app.photos
 
-    monkeypatch.setattr(vision, "read", lambda image, kind="table", rules=None, profile=None: Reading((), ()), raising=False)
+    monkeypatch.setattr(vision, "read", lambda image, kind="table", rules=None, profile=None, memory=None: Reading((), ()), raising=False)
     monkeypatch.setattr(vision, "annotate", fake_annotate, raising=False)
     monkeypatch.setattr(app.photos, "_load_models", lambda: True)
     photo = io.BytesIO()
@@ -439,7 +439,7 @@ def test_an_iphone_heic_photo_is_accepted(monkeypatch):
     pillow_heif.register_heif_opener()
     seen = []
 
-    def reader(image, kind="table", rules=None, profile=None):
+    def reader(image, kind="table", rules=None, profile=None, memory=None):
         seen.append(image.shape)
         return fake_read(image, kind, rules)
 
@@ -520,7 +520,7 @@ def use_counting_reader(monkeypatch) -> tuple[bytes, list[str]]:
     """:func:`use_fake_reader` with every reading's kind recorded in the list returned."""
     calls: list[str] = []
 
-    def counting_read(image, kind="table", rules=None, profile=None):
+    def counting_read(image, kind="table", rules=None, profile=None, memory=None):
         calls.append(kind)
         return fake_read(image, kind, rules)
 
@@ -550,7 +550,7 @@ def test_the_annotated_photo_is_a_small_jpeg_and_boxes_are_in_its_pixels(monkeyp
 
     import app.photos
     import vision
-    def read(image, kind="table", rules=None, profile=None):
+    def read(image, kind="table", rules=None, profile=None, memory=None):
         box = (1000.0, 500.0, 1200.0, 800.0)
         return Reading((ReadTile(parse_tile("r7"), box, 0.99),), (), (), ReadingKind(kind), (4000, 3000))
 
@@ -587,7 +587,7 @@ def test_boxes_left_out_as_probably_no_tile_are_explained_next_to_the_reading(mo
 
     from app.photos import doubtful_note
 
-    def read(image, kind="table", rules=None, profile=None):
+    def read(image, kind="table", rules=None, profile=None, memory=None):
         return replace(fake_read(image, kind, rules), doubtful_boxes=((1.0, 1.0, 9.0, 9.0), (20.0, 1.0, 29.0, 9.0)))
 
     at = read_table_photo(monkeypatch, read)
@@ -637,7 +637,7 @@ def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(monke
 
     from vision.reading import small_tiles_note
 
-    def read(image, kind="table", rules=None, profile=None):
+    def read(image, kind="table", rules=None, profile=None, memory=None):
         reading = fake_read(image, kind, rules)
         small = tuple(replace(t, box=(10.0 * i, 0.0, 10.0 * i + 16.0, 22.0)) for i, t in enumerate(reading.tiles))
         return replace(reading, tiles=small)

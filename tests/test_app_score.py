@@ -221,7 +221,7 @@ def test_an_unsure_tile_read_on_a_rack_is_named_until_the_scorekeeper_fixes_the_
     from tests.test_app_play import read_tile
     from vision.reading import Reading, ReadingKind
 
-    def rack_with_unsure_joker(image, kind="table", rules=None, profile=None):
+    def rack_with_unsure_joker(image, kind="table", rules=None, profile=None, memory=None):
         tiles = (read_tile(parse_tile("r7")), read_tile(JOKER, confidence=0.8, uncertain=True))
         return Reading(tiles, ((0, 1),), kind=ReadingKind.RACK)
 
@@ -323,7 +323,7 @@ def test_a_rack_photo_of_small_tiles_says_how_to_take_a_better_one(monkeypatch):
     from tests.test_app_play import read_tile
     from vision.reading import Reading, ReadingKind, small_tiles_note
 
-    def small_rack(image, kind="table", rules=None, profile=None):
+    def small_rack(image, kind="table", rules=None, profile=None, memory=None):
         tiles = tuple(read_tile(parse_tile(n), box=(20.0 * i, 0.0, 20.0 * i + 18.0, 25.0)) for i, n in enumerate(("r7", "b2")))
         return Reading(tiles, ((0, 1),), kind=ReadingKind.RACK)
 

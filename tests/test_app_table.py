@@ -134,7 +134,7 @@ def test_a_bad_typed_table_is_a_message():
     assert any(e.startswith("In the typed table at the start of the turn: cannot read tile 'x9'") for e in texts(at.error))
 
 
-def fake_tables(image, kind="table", rules=None, profile=None):
+def fake_tables(image, kind="table", rules=None, profile=None, memory=None):
     """Readings of two photos told apart by their brightness: the start, and the end where the
     blue 5 went back to the rack."""
     def t(name, x):
@@ -188,7 +188,7 @@ def test_the_dashed_boxes_on_a_turn_photo_are_explained_under_it(monkeypatch):
     from app.photos import doubtful_note
     from vision.reading import small_tiles_note
 
-    def read(image, kind="table", rules=None, profile=None):
+    def read(image, kind="table", rules=None, profile=None, memory=None):
         reading = fake_tables(image, kind, rules)
         dark = int(np.asarray(image).mean()) < 100
         return replace(reading, doubtful_boxes=((1.0, 1.0, 9.0, 9.0),) * (3 if dark else 0))

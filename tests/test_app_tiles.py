@@ -39,9 +39,9 @@ def _store(tmp_path) -> ProfileStore:
     return ProfileStore(tmp_path / "profiles")
 
 
-def _png() -> bytes:
+def _png(grey: int = 90) -> bytes:
     photo = io.BytesIO()
-    Image.fromarray(np.full((48, 64, 3), 90, np.uint8)).save(photo, format="PNG")
+    Image.fromarray(np.full((48, 64, 3), grey, np.uint8)).save(photo, format="PNG")
     return photo.getvalue()
 
 
@@ -149,8 +149,9 @@ def test_saved_profiles_are_listed_chosen_and_deleted_and_a_damaged_file_is_a_wa
 # --- the profile on the Play page -------------------------------------------------------------------
 
 
-def _reader_spy(monkeypatch):
-    """vision.read, vision.annotate and the model check replaced; returns the profiles each read got."""
+def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memories: list | None = None):
+    """vision.read (reading ``table`` on a table photo), vision.annotate and the model check
+    replaced; returns the profiles each read got (and puts the session memories in ``memories``)."""
     import vision
 
     import app.photos
@@ -159,10 +160,12 @@ def _reader_spy(monkeypatch):
 
     def read(image, kind="table", rules=None, **options):
         profiles.append(options.get("profile"))
-        names = ("o4", "o5", "o6") if kind == "table" else ("r7",)
+        if memories is not None:
+            memories.append(options.get("memory"))
+        names = table if kind == "table" else ("r7",)
         tiles = tuple(read_tile(parse_tile(n)) for n in names)
         samples = tuple(_sample(t.tile, i) for i, t in enumerate(tiles))
-        return Reading(tiles, ((0, 1, 2),) if kind == "table" else (), kind=ReadingKind(kind), samples=samples)
+        return Reading(tiles, (tuple(range(len(tiles))),) if kind == "table" else (), kind=ReadingKind(kind), samples=samples)
 
     monkeypatch.setattr(vision, "read", read, raising=False)
     monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.zeros((20, 30, 3), np.uint8), raising=False)
@@ -170,8 +173,8 @@ def _reader_spy(monkeypatch):
     return profiles
 
 
-def _read_table_photo(at):
-    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", _png(), "image/png")).run()
+def _read_table_photo(at, grey: int = 90):
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", _png(grey), "image/png")).run()
     at.text_area(key="play_rack_text").input("r7")
     at.button(key="play_read").click().run()
     assert not at.exception, at.exception
@@ -249,3 +252,51 @@ def test_a_tile_changed_on_play_teaches_the_active_profile_only_when_switched_on
     at.selectbox(key=edit(at, "move_to")).set_value(-1)
     at.button(key=edit(at, "move")).click().run()  # a move is no correction
     assert len(store.load("Ours").samples) == 2
+
+
+def test_every_tile_changed_on_play_is_remembered_for_the_session_and_read_with_later_photos(monkeypatch):
+    """No profile needed: the change goes into the session's memory, every later photo is read with
+    it, the page says how many tiles it remembers, and *Forget* empties it."""
+    memories = []
+    _reader_spy(monkeypatch, table=("o4", "o5", "o6", "o7", "o8"), memories=memories)
+    at = start_app()
+    _read_table_photo(at)
+    assert memories == [None] and not [b for b in at.button if b.key == "play_forget_changes"]
+    _change_first_tile_to_joker(at)
+    assert "Tiles you changed this session: 1. In later photos a tile that looks the same is read as you set it." in [
+        c.value for c in at.caption
+    ]
+    _read_table_photo(at, grey=91)  # the next turn's photo
+    memory = memories[-1]
+    assert len(memories) == 2 and memory is not None and len(memory) == 1
+    assert memory.labels.tolist() == [parse_tile("j").index]
+    assert memory.exemplars.shape == (1, 1280)
+    at.button(key="play_forget_changes").click().run()
+    _read_table_photo(at, grey=92)
+    assert memories[-1] is None and not [b for b in at.button if b.key == "play_forget_changes"]
+
+
+def test_a_change_on_a_photo_of_too_few_tiles_is_not_remembered(monkeypatch):
+    memories = []
+    _reader_spy(monkeypatch, memories=memories)  # three tiles: too few to tell the photo's light
+    at = start_app()
+    _read_table_photo(at)
+    _change_first_tile_to_joker(at)
+    _read_table_photo(at, grey=91)
+    assert memories == [None, None]
+
+
+def test_a_change_that_cannot_be_remembered_still_applies(monkeypatch):
+    import app.tile_profiles
+
+    _reader_spy(monkeypatch, table=("o4", "o5", "o6", "o7", "o8"))
+
+    def broken(samples, changed):
+        raise ValueError("embeddings of dimension 3 do not fit this memory (1280)")
+
+    monkeypatch.setattr(app.tile_profiles, "remember_in_session", broken)
+    at = start_app()
+    _read_table_photo(at)
+    _change_first_tile_to_joker(at)
+    assert "Tiles you changed this session" not in " ".join(c.value for c in at.caption)
+    assert 'class="rk-tile rk-joker rk-edited"' in all_markdown(at)  # the fix applied

@@ -64,7 +64,7 @@ def _doubtful_reading() -> Reading:
 def test_solve_reports_doubtful_tiles_and_still_answers(capfd, tmp_path, monkeypatch):
     """The CLI's rendering of reading problems (the crash of issue 12, item 1), on a real photo
     file and a reading of real types."""
-    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None: _doubtful_reading())
+    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None, memory=None: _doubtful_reading())
     photo = _small_photo(tmp_path)
     code, out, err = _cli(capfd, "solve", "--table-photo", photo, "--rack", "r7 k1", "--json")
     assert code == 0, err
@@ -90,7 +90,7 @@ def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(capfd
 
     red = [parse_tile(f"red-{n}") for n in (4, 5, 6)]
     small = Reading(tuple(ReadTile(t, (10.0 + 25 * i, 10.0, 30.0 + 25 * i, 38.0), 0.98) for i, t in enumerate(red)), ((0, 1, 2),))
-    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None: small)
+    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None, memory=None: small)
     photo = _small_photo(tmp_path)
     note = small_tiles_note(28.0, "en")
     assert note is not None and "about 28 pixels" in note
@@ -108,7 +108,7 @@ def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(capfd
 
 
 def test_what_a_library_prints_while_reading_goes_to_stderr(capfd, tmp_path, monkeypatch):
-    def chatty_read(image, kind, rules, profile=None):
+    def chatty_read(image, kind, rules, profile=None, memory=None):
         print("Creating new Ultralytics Settings v0.0.6 file ✅")  # through sys.stdout
         os.write(1, b"WARNING: settings folder not writeable\n")  # straight to descriptor 1
         return _doubtful_reading()
@@ -136,7 +136,7 @@ def test_a_device_is_refused_not_read_until_memory_runs_out(capfd, command):
 
 
 def test_the_size_limit_is_the_apps_and_a_flag_raises_it(capfd, tmp_path, monkeypatch):
-    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None: _doubtful_reading())
+    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None, memory=None: _doubtful_reading())
     big = tmp_path / "big.png"
     with big.open("wb") as handle:  # a real PNG followed by padding up to just over 25 MB
         handle.write(Path(_small_photo(tmp_path)).read_bytes())

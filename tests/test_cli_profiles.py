@@ -178,7 +178,7 @@ def test_read_passes_the_profile_to_the_reader(capsys, tmp_path, data_dir, monke
 
     seen = {}
 
-    def fake_read(image, kind="table", rules=None, profile=None):
+    def fake_read(image, kind="table", rules=None, profile=None, memory=None):
         seen["profile"] = profile
         return Reading((ReadTile(parse_tile("r7"), (0, 0, 5, 5), 0.9),), ((0,),))
 

@@ -22,13 +22,13 @@ class Reads:
         self.gate = gate
         self.fail = fail
 
-    def __call__(self, data, kind, rules, profile, notes):
+    def __call__(self, data, kind, rules, profile, notes, memory=None):
         self.calls.append((data, kind, threading.current_thread().name))
         if self.gate is not None:
             assert self.gate.wait(10), "the test never opened the gate"
         if self.fail is not None:
             raise self.fail
-        return (data, kind, rules, profile, notes)
+        return (data, kind, rules, profile, notes) if memory is None else (data, kind, rules, profile, notes, memory)
 
 
 @pytest.fixture
@@ -65,9 +65,10 @@ def test_the_button_waits_for_a_reading_still_running(worker):
         (b"photo", TABLE, PRESETS["four-jokers"], None, ()),
         (b"photo", TABLE, STANDARD, object(), ()),  # another tile profile
         (b"photo", TABLE, STANDARD, None, ("The tile profile 'x' was not used",)),
+        (b"photo", TABLE, STANDARD, None, (), object()),  # a tile changed since: another session memory
     ],
 )
-def test_a_reading_ahead_is_never_given_for_another_photo_rules_or_profile(worker, other):
+def test_a_reading_ahead_is_never_given_for_another_photo_rules_profile_or_memory(worker, other):
     reads = Reads()
     ahead = Prefetcher(reads, worker)
     ahead.start(b"photo", TABLE, STANDARD, None)
@@ -134,3 +135,12 @@ def test_a_forgotten_reading_that_has_not_begun_is_not_read(worker):
     gate.set()
     ahead.result(b"four", TABLE, STANDARD, None)
     assert [data for data, _, _ in reads.calls] == [b"one", b"three", b"four"]
+
+
+def test_a_reading_ahead_with_the_sessions_memory_is_taken_up_with_the_same_memory(worker):
+    reads = Reads()
+    ahead = Prefetcher(reads, worker)
+    memory = object()
+    ahead.start(b"photo", TABLE, STANDARD, None, (), memory)
+    assert ahead.result(b"photo", TABLE, STANDARD, None, (), memory)[-1] is memory
+    assert len(reads.calls) == 1

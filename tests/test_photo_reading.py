@@ -34,12 +34,12 @@ def _png() -> bytes:
     return out.getvalue()
 
 
-def _one_tile(image, kind="table", rules=None, profile=None) -> Reading:
+def _one_tile(image, kind="table", rules=None, profile=None, memory=None) -> Reading:
     return Reading((ReadTile(parse_tile("r7"), (1.0, 1.0, 9.0, 9.0), 0.99),), ((0,),), kind=ReadingKind(kind))
 
 
 def _raising(error: BaseException):
-    def read(image, kind="table", rules=None, profile=None):
+    def read(image, kind="table", rules=None, profile=None, memory=None):
         raise error
 
     return read
@@ -114,7 +114,7 @@ def test_each_failure_is_one_photo_error(monkeypatch, tmp_path, name, setup, fai
 def test_a_photo_is_read_from_bytes_or_a_path_with_kind_rules_and_profile(monkeypatch, tmp_path):
     seen = []
 
-    def read(image, kind="table", rules=None, profile=None):
+    def read(image, kind="table", rules=None, profile=None, memory=None):
         seen.append((image.shape, kind, rules, profile))
         return _one_tile(image, kind)
 

@@ -77,9 +77,11 @@ with rack_col:
 
 inputs = (table_text, rack_text, hash(table_photo), hash(rack_photo))
 # A photo starts reading as soon as it arrives (app.photo_prefetch): while the player types or
-# photographs the rack, so "Read the tiles" has little left to wait for.
-read_ahead(table_photo, ReadingKind.TABLE, rules, lang)
-read_ahead(rack_photo, ReadingKind.RACK, rules, lang)
+# photographs the rack, so "Read the tiles" has little left to wait for. Not once these inputs are
+# read: a tile changed then (remembered for the session) would only start the same photo again.
+if getattr(session.get(READING), "source", None) != inputs:
+    read_ahead(table_photo, ReadingKind.TABLE, rules, lang)
+    read_ahead(rack_photo, ReadingKind.RACK, rules, lang)
 
 
 def says(kind: str, message: str, **params: object) -> str:
@@ -250,9 +252,21 @@ if table_problems:
 
 
 def set_table_rack(new: TableAndRack) -> None:
-    if session.get(tile_profiles.TEACH) and tile_profiles.active_name():
-        teach(tile_profiles.corrections(table_rack, new))
+    changed = tile_profiles.corrections(table_rack, new)
+    if changed:
+        remember(changed)
+    if changed and session.get(tile_profiles.TEACH) and tile_profiles.active_name():
+        teach(changed)
     replace_reading(reading.fixed_to(new))
+
+
+def remember(changed) -> None:
+    """Remember the photo tiles the player just changed for the session: later photos read a tile
+    that looks the same as the player set it (:mod:`vision.session_memory`)."""
+    try:
+        tile_profiles.remember_in_session(session.get(SAMPLES, {}), changed)
+    except Exception:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
+        log.warning("remembering the changed tiles failed", exc_info=True)
 
 
 def teach(changed) -> None:
@@ -273,6 +287,13 @@ with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok o
             ui.plain(tr("Teach the tile profile {name!r} each tile I change", lang, name=tile_profiles.active_name())),
             key=tile_profiles.TEACH,
         )
+    memory = tile_profiles.remembered()
+    if memory is not None:
+        st.caption(tr(
+            "Tiles you changed this session: {count}. In later photos a tile that looks the same is read as you set it.",
+            lang, count=len(memory),
+        ))
+        st.button(tr("Forget the tiles I changed", lang), key="play_forget_changes", on_click=tile_profiles.forget_session)
     taught = session.get(TAUGHT)
     if taught:
         (st.success if taught[0] == "success" else st.warning)(ui.plain(taught[1]))
