@@ -166,3 +166,21 @@ def test_the_studys_session_memory_remembers_a_photos_misreads_as_the_player_set
     assert ep._decoded(again, memory.adapt(again.probs, again.embeddings)).tolist() == [r5, r6, b7, k1, o2]
     assert ep._decoded(again, again.probs).tolist() == [r6, r6, b7, k1, o2]  # what the reader alone says
     assert len(ep.session_memory(first, [])) == 0
+
+
+def test_the_studys_decoding_flags_a_tile_as_the_app_does_counting_the_doubt_that_it_is_a_tile():
+    """A sure reading of a box the reader doubts shows a tile at all is flagged, as
+    :func:`vision.read` flags it; so "wrong shown as sure" counts what a player would see."""
+    from dataclasses import replace
+
+    from vision.pipeline import SeenTiles
+    from vision.reader import CropReading
+
+    r5, r6, b7, k1, o2 = (parse_tile(t).index for t in ("r5", "r6", "b7", "k1", "o2"))
+    photo = _photo([r5, r6, b7, k1, o2], [r6, r6, b7, k1, o2])
+    assert ep._decoding(photo, photo.probs).uncertain == (False,) * 5  # no record of the boxes: all tiles
+    doubted = np.array([0.3, 1.0, 1.0, 1.0, 1.0])
+    seen = SeenTiles(photo.detections, np.zeros((1, 5, 4, 4, 3), np.uint8), CropReading(photo.probs, doubted, photo.embeddings))
+    decoding = ep._decoding(replace(photo, seen=seen), photo.probs)
+    assert decoding.uncertain == (True, False, False, False, False)
+    assert ep._decoded(replace(photo, seen=seen), photo.probs).tolist() == [r6, r6, b7, k1, o2]  # labels unchanged

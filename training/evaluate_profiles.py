@@ -66,7 +66,7 @@ from solver.tiles import NUM_KINDS, Tile
 from training.evaluate_suite import MIN_NUMBER_VISIBLE, on_hidden
 from training.testsets import TEST_SETS
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
-from vision.decoding import decode
+from vision.decoding import Decoding, decode
 from vision.detections import Detections, box_iou
 from vision.pipeline import SeenTiles
 from vision.profiles import TEMPERATURE, VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
@@ -353,11 +353,18 @@ def calibrate(kind: Edition, rng: np.random.Generator, attempts: int = 3) -> tup
     raise RuntimeError(f"{kind.name}: every calibration photo was refused: {refused}")
 
 
+def _decoding(photo: SeenPhoto, probs: np.ndarray) -> Decoding:
+    """The rule-aware decoding of ``photo`` as :func:`vision.read` decodes it: the labels, and each
+    tile's confidence and flag (which count the reader's doubt that a box shows a tile at all)."""
+    tile_prob = None if photo.seen is None else photo.seen.reading.tile_prob
+    return decode(probs, photo.groups, STANDARD, require_valid_melds=photo.kind == "table", tile_prob=tile_prob)
+
+
 def _decoded(photo: SeenPhoto, probs: np.ndarray) -> np.ndarray:
-    """Per detection, the tile index the rule-aware decoding reads (as :func:`vision.read` does)."""
+    """Per detection, the tile index the rule-aware decoding reads (:func:`_decoding`)."""
     if not len(probs):
         return np.zeros(0, int)
-    return np.array(decode(probs, photo.groups, STANDARD, require_valid_melds=photo.kind == "table").labels, int)
+    return np.array(_decoding(photo, probs).labels, int)
 
 
 def _misread(photo: SeenPhoto, labels: np.ndarray) -> list[tuple[int, int]]:
@@ -563,9 +570,9 @@ def photographed_again(scene: Scene, rng: np.random.Generator) -> Scene:
 
 
 def _read_with(photo: SeenPhoto, profile: TileProfile) -> tuple[SeenPhoto, np.ndarray]:
-    """``photo`` as :func:`vision.read` sees it with ``profile`` (:func:`vouched`) and its decoded labels."""
+    """``photo`` as :func:`vision.read` sees it with ``profile`` (:func:`vouched`) and the adapted probabilities."""
     photo = vouched(photo, profile)
-    return photo, _decoded(photo, profile.adapt(photo.probs, photo.embeddings))
+    return photo, profile.adapt(photo.probs, photo.embeddings)
 
 
 def session_memory(photo: SeenPhoto, wrong: Sequence[tuple[int, int]]) -> SessionMemory:
@@ -587,7 +594,8 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
     profile: the reader alone, and the photo's own misreads (read without a profile) corrected and
     remembered for the session (:func:`session_memory`); and the calibration profile's misreads so
     remembered beside it, alone and beside the taught profile. Reported per profile: F1 on the
-    retaken photos, tiles read wrong, and of those, tiles of a class corrected in that photo.
+    retaken photos, tiles read wrong, and of those, tiles of a class corrected in that photo; tiles
+    read wrong and not flagged (shown as sure), and tiles read right but flagged.
     """
     from app.profile_store import ProfileStore
     from app.tile_profiles import teach_profile
@@ -600,7 +608,8 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
     for _ in range(count):
         scene = test_scene(kind, rng, recipe=recipe)
         first = _scene_photo(scene)
-        seen, labels = _read_with(first, alone)
+        seen, probs = _read_with(first, alone)
+        labels = _decoded(seen, probs)
         wrong = _misread(seen, labels)
         samples = {"photo": [TileSample(Tile.from_index(int(k)), seen.seen.views[:, j], seen.embeddings[j]) for j, k in enumerate(labels)]}
         changed = [(("photo", j), Tile.from_index(true)) for j, true in wrong]
@@ -621,24 +630,26 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
         plain = _decoded(first, first.probs)
         unprofiled = _misread(first, plain)  # what a player without a profile corrects
         memory = session_memory(first, unprofiled)
-        read["no profile"] = (again, _decoded(again, again.probs))
+        read["no profile"] = (again, again.probs)
         beside = session_memory(seen, wrong)  # the calibration profile's misreads, remembered by the photo
-        seen_again = vouched(again, alone)
-        probs = alone.adapt(seen_again.probs, seen_again.embeddings)
-        probs = beside.adapt(probs, seen_again.embeddings)
-        read["calibration only, corrections remembered for the session"] = (seen_again, _decoded(seen_again, probs))
-        taught_again, _ = read["corrections remembered (shipped)"]  # teaching on, and the session's memory
-        probs = beside.adapt(taught.adapt(taught_again.probs, taught_again.embeddings), taught_again.embeddings)
-        read["corrections remembered (shipped) and for the session"] = (taught_again, _decoded(taught_again, probs))
-        read["no profile, corrections remembered for the session"] = (again, _decoded(again, memory.adapt(again.probs, again.embeddings)))
-        for name, (read_again, labels_again) in read.items():
+        seen_again, probs = read["calibration only"]
+        read["calibration only, corrections remembered for the session"] = (seen_again, beside.adapt(probs, seen_again.embeddings))
+        taught_again, probs = read["corrections remembered (shipped)"]  # teaching on, and the session's memory
+        read["corrections remembered (shipped) and for the session"] = (taught_again, beside.adapt(probs, taught_again.embeddings))
+        read["no profile, corrections remembered for the session"] = (again, memory.adapt(again.probs, again.embeddings))
+        for name, (read_again, probs_again) in read.items():
             total = totals.setdefault(name, Counter())
             made = unprofiled if name.startswith("no profile") else wrong
+            decoding = _decoding(read_again, probs_again)
+            labels_again = np.array(decoding.labels, int)
             wrong_again = _misread(read_again, labels_again)
             hits, shown, truth = _tallies(read_again, labels_again)
             corrected = {true for _, true in made}
             total.update(corrected=len(made), wrong=len(wrong_again), tp=hits, read=shown, true=truth,
-                         wrong_of_corrected_classes=sum(true in corrected for _, true in wrong_again))
+                         wrong_of_corrected_classes=sum(true in corrected for _, true in wrong_again),
+                         wrong_shown_sure=sum(not decoding.uncertain[j] for j, _ in wrong_again),
+                         right_flagged=sum(decoding.uncertain[j] for j in np.flatnonzero(read_again.matched >= 0)
+                                           if labels_again[j] == read_again.matched[j]))
     return {name: {**dict(t), **{k: round(v, 4) for k, v in _prf(t["tp"], t["read"], t["true"]).items()}}
             for name, t in totals.items()}
 
@@ -741,7 +752,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for name, t in result.items():
                 print(f"{kind.name} {name:36s} retaken photos F1 {t['f1']:.4f} ({t['tp']} of {t['true']} tiles, {t['read']} read); "
                       f"read wrong {t['wrong']}, of a class corrected in that photo {t['wrong_of_corrected_classes']} "
-                      f"(corrections made {t['corrected']})")
+                      f"(corrections made {t['corrected']}); wrong shown as sure {t['wrong_shown_sure']}, "
+                      f"right flagged {t['right_flagged']}")
         return 0
     if args.gate_study:
         print(f"the profile vouches for a dropped box at P(tile) >= {VOUCH_TILE_PROB} and cosine >= {VOUCH_RECOGNISED}")
