@@ -159,6 +159,8 @@ def chip_note(chip: Chip, lang: str) -> str:
         notes.append(tr("corrected by the rules", lang))
     if chip.edited:
         notes.append(tr("set by you", lang))
+    if chip.remembered and not chip.edited:
+        notes.append(tr("read as you changed a tile like it earlier", lang))
     if chip.alternatives and (chip.uncertain or chip.corrected):
         notes.append(tr("maybe: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in chip.alternatives)))
     return "; ".join(notes)

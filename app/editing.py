@@ -38,6 +38,8 @@ class Chip:
     confidence: float | None = None
     #: Which photo tile this is, ``(photo kind, index in its reading)``; None when typed.
     sample: tuple[str, int] | None = None
+    #: Read as the player set a tile it looks like earlier in the session (:attr:`vision.reading.ReadTile.remembered`).
+    remembered: bool = False
 
     def fixed_to(self, tile: Tile) -> "Chip":
         """The chip after the player set it: certain now, marked as edited (still the same photo tile)."""

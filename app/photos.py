@@ -122,6 +122,7 @@ def _chip(read_tile: ReadTile, sample: tuple[str, int] | None = None) -> Chip:
         alternatives=tuple(a.tile for a in read_tile.alternatives if a.tile != read_tile.tile),
         confidence=read_tile.confidence,
         sample=sample,
+        remembered=read_tile.remembered,
     )
 
 

@@ -163,7 +163,9 @@ def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memori
         if memories is not None:
             memories.append(options.get("memory"))
         names = table if kind == "table" else ("r7",)
-        tiles = tuple(read_tile(parse_tile(n)) for n in names)
+        heard = options.get("memory").heard(np.stack([_sample(parse_tile(n), i).embedding for i, n in enumerate(names)])) \
+            if options.get("memory") is not None else [-1] * len(names)
+        tiles = tuple(read_tile(parse_tile(n), remembered=bool(h >= 0), uncertain=bool(h >= 0)) for n, h in zip(names, heard))
         samples = tuple(_sample(t.tile, i) for i, t in enumerate(tiles))
         return Reading(tiles, (tuple(range(len(tiles))),) if kind == "table" else (), kind=ReadingKind(kind), samples=samples)
 
@@ -266,7 +268,8 @@ def test_every_tile_changed_on_play_is_remembered_for_the_session_and_read_with_
     assert "Tiles you changed this session: 1. In later photos a tile that looks the same is read as you set it." in [
         c.value for c in at.caption
     ]
-    _read_table_photo(at, grey=91)  # the next turn's photo
+    _read_table_photo(at, grey=91)  # the next turn's photo (the stand-in reads the same tiles: the first is heard)
+    assert 'title="orange 4 — unsure; read as you changed a tile like it earlier"' in all_markdown(at)
     memory = memories[-1]
     assert len(memories) == 2 and memory is not None and len(memory) == 1
     assert memory.labels.tolist() == [parse_tile("j").index]

@@ -368,7 +368,10 @@ def test_the_tiles_changed_this_session_read_as_the_player_set_them_and_after_th
     memory = SessionMemory().remembering(np.stack([s.embedding for s in first.samples]), [(0, tiles[0])])
     monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: seen(3.0))
     assert [t.tile.short for t in read(photo, "rack").tiles][0] == "r6"
-    assert [t.tile.short for t in read(photo, "rack", memory=memory).tiles] == [t.short for t in tiles]
+    remembered = read(photo, "rack", memory=memory).tiles
+    assert [t.tile.short for t in remembered] == [t.short for t in tiles]
+    assert [t.remembered for t in remembered] == [True] + [False] * 5  # what the page explains
+    assert not any(t.remembered for t in read(photo, "rack").tiles)
     crops = np.zeros((1, 16, 16, 3), np.uint8)
     thinks_r6 = TileProfile.from_samples("mine", [TileSample(parse_tile("r6"), crops, looks[0]), TileSample(tiles[2], crops, looks[2])])
     assert read(photo, "rack", profile=thinks_r6).tiles[0].tile.short == "r6"

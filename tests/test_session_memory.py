@@ -45,6 +45,15 @@ def test_a_changed_tile_reads_as_the_player_set_it_in_the_next_photo_and_no_othe
     assert np.allclose(adapted[1:], probs[1:])  # the tiles no one changed read as before
 
 
+def test_the_memory_says_which_tiles_it_hears_and_as_what():
+    memory = SessionMemory().remembering(_photo(1, light=0.0), [(0, TILES[0]), (3, TILES[2])])
+    assert memory.heard(_photo(2, light=4.0)).tolist() == [TILES[0].index, -1, -1, TILES[2].index, -1, -1]
+    others = np.random.default_rng(9).normal(0, 1, (6, DIM)) + 30.0
+    assert memory.heard(others).tolist() == [-1] * 6
+    assert memory.heard(_photo(2, light=4.0)[:MIN_PHOTO_TILES - 1]).tolist() == [-1] * (MIN_PHOTO_TILES - 1)
+    assert SessionMemory().heard(_photo(2, light=4.0)).tolist() == [-1] * 6
+
+
 def test_a_tile_unlike_every_changed_one_is_not_moved():
     memory = SessionMemory().remembering(_photo(1, light=0.0), [(0, TILES[0])])
     others = np.random.default_rng(9).normal(0, 1, (6, DIM)) + 30.0  # other tiles altogether

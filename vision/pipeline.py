@@ -258,6 +258,11 @@ def read(
         seen.detections, probs, groups, reading_kind, rules, (width, height), settings, seen.reading.tile_prob
     )
     order = [i for g in groups for i in g]  # the reading's tile order
+    if memory is not None:
+        heard = memory.heard(seen.reading.embeddings)
+        reading = replace(reading, tiles=tuple(
+            replace(tile, remembered=bool(heard[i] == tile.tile.index)) for tile, i in zip(reading.tiles, order)
+        ))
     samples = tuple(
         TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box) for tile, i in zip(reading.tiles, order)
     )

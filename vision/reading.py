@@ -66,7 +66,9 @@ class ReadTile:
     ``confidence`` is the probability of ``tile`` given the classifier and the rules;
     ``alternatives`` are the classifier's next most probable readings with their probabilities;
     ``corrected`` says the rules overruled the classifier's first choice; ``uncertain`` asks
-    the user to confirm.
+    the user to confirm; ``remembered`` says it was read as the player set a tile it looks like
+    earlier in the session (:mod:`vision.session_memory`; not in :meth:`to_json`: only the app
+    keeps a session).
     """
 
     tile: Tile
@@ -75,6 +77,7 @@ class ReadTile:
     alternatives: tuple[Alternative, ...] = ()
     corrected: bool = False
     uncertain: bool = False
+    remembered: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alternatives", tuple(Alternative(t, float(p)) for t, p in self.alternatives))
