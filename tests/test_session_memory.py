@@ -101,6 +101,8 @@ def test_what_does_not_fit_is_refused_with_a_clear_error():
         memory.adapt(_read_as(TILES), _photo(2, light=1.0)[:5])
     with pytest.raises(ValueError, match="do not fit this profile"):
         memory.adapt(_read_as(TILES), np.zeros((6, DIM + 1)))
+    with pytest.raises(ValueError, match="do not fit this profile"):
+        memory.heard(np.zeros((6, DIM + 1)))
 
 
 def test_the_app_remembers_each_change_on_the_photo_it_was_made_on():
@@ -120,3 +122,18 @@ def test_the_app_remembers_each_change_on_the_photo_it_was_made_on():
     assert memory.labels.tolist() == [TILES[2].index, TILES[3].index]
     alone = SessionMemory().remembering(rack, [(1, TILES[3])])
     assert np.allclose(memory.exemplars[1], alone.exemplars[0])  # centred on the rack photo, not the table's
+
+
+def test_the_memorys_weight_is_its_share_of_a_near_copys_reading_and_outlives_each_change():
+    from dataclasses import replace
+
+    from vision.profiles import WEIGHT
+
+    photo, again = _photo(1, light=0.0), _photo(2, light=4.0)
+    memory = SessionMemory().remembering(photo, [(0, TILES[0])])
+    probs = _read_as([TILES[1], *TILES[1:]], confidence=1.0 - 1e-9)  # the classifier sure of a red 6
+    assert memory.weight == WEIGHT
+    assert memory.adapt(probs, again)[0, TILES[0].index] == pytest.approx(WEIGHT, abs=1e-6)
+    heavier = replace(memory, weight=0.95).remembering(photo, [(3, TILES[3])])
+    assert heavier.weight == 0.95
+    assert heavier.adapt(probs, again)[0, TILES[0].index] == pytest.approx(0.95, abs=1e-6)

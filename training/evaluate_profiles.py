@@ -581,7 +581,10 @@ def session_memory(photo: SeenPhoto, wrong: Sequence[tuple[int, int]]) -> Sessio
     return SessionMemory().remembering(photo.embeddings, [(j, Tile.from_index(true)) for j, true in wrong])
 
 
-def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, remembered_from: Sequence[float] = ()) -> dict:
+def retake_study(
+    kind: Edition, seed: int, count: int, recipe: SceneRecipe, remembered_from: Sequence[float] = (),
+    memory_weights: Sequence[float] = (),
+) -> dict:
     """Does a correction fix the tile the next time the table is photographed?
 
     Per photo (``recipe``'s, the edition ``kind``), read with a one-photo calibration profile;
@@ -637,6 +640,11 @@ def retake_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, reme
         taught_again, probs = read["corrections remembered (shipped)"]  # teaching on, and the session's memory
         read["corrections remembered (shipped) and for the session"] = (taught_again, beside.adapt(probs, taught_again.embeddings))
         read["no profile, corrections remembered for the session"] = (again, memory.adapt(again.probs, again.embeddings))
+        for w in memory_weights:
+            read[f"no profile, remembered for the session at weight {w:g}"] = (
+                again, replace(memory, weight=w).adapt(again.probs, again.embeddings))
+            read[f"corrections remembered (shipped) and for the session at weight {w:g}"] = (
+                taught_again, replace(beside, weight=w).adapt(read["corrections remembered (shipped)"][1], taught_again.embeddings))
         for name, (read_again, probs_again) in read.items():
             total = totals.setdefault(name, Counter())
             made = unprofiled if name.startswith("no profile") else wrong
@@ -742,13 +750,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the full report here")
     parser.add_argument("--gate-study", action="store_true", help="only the study of the boxes the gate drops (5.)")
     parser.add_argument("--retakes", action="store_true", help="only the study of corrections on tables photographed again (6.)")
+    parser.add_argument("--memory-weights", nargs="*", type=float, default=[],
+                        help="with --retakes: also the session's memory mixed in at each of these weights")
     parser.add_argument("--remembered-from", nargs="*", type=float, default=[],
                         help="with --retakes: also each of these cosines from which a correction is heard")
     args = parser.parse_args(argv)
     if args.retakes:
         for kind in args.editions:
             result = retake_study(kind, args.seed * 100 + _edition_number(kind), args.photos, HELD_OUT_SETS[args.test_set],
-                                  args.remembered_from)
+                                  args.remembered_from, args.memory_weights)
             for name, t in result.items():
                 print(f"{kind.name} {name:36s} retaken photos F1 {t['f1']:.4f} ({t['tp']} of {t['true']} tiles, {t['read']} read); "
                       f"read wrong {t['wrong']}, of a class corrected in that photo {t['wrong_of_corrected_classes']} "

@@ -183,8 +183,9 @@ class TileProfile:
             return np.zeros(0, bool)
         return (tile_prob >= VOUCH_TILE_PROB) & (self.nearest_cosine(embeddings) >= VOUCH_RECOGNISED)
 
-    def adapt(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
-        """The classifier's ``probs`` (n x 53) with this profile's view of ``embeddings`` (n x d) mixed in."""
+    def adapt(self, probs: np.ndarray, embeddings: np.ndarray, weight: float = WEIGHT) -> np.ndarray:
+        """The classifier's ``probs`` (n x 53) with this profile's view of ``embeddings`` (n x d) mixed
+        in, ``weight`` of it where the profile recognises a tile fully."""
         probs = np.asarray(probs, np.float64)
         if len(probs) == 0:
             return probs
@@ -193,7 +194,7 @@ class TileProfile:
         cosine = self.cosines(embeddings)
         nearest = cosine.max(axis=1, keepdims=True)
         low, high = RECOGNISED
-        heard = WEIGHT * np.clip((nearest - low) / (high - low), 0.0, 1.0)
+        heard = weight * np.clip((nearest - low) / (high - low), 0.0, 1.0)
         q = np.zeros_like(probs)
         q[:, self.seen] = np.exp((cosine - nearest) / TEMPERATURE)
         q /= q.sum(axis=1, keepdims=True)
