@@ -36,7 +36,9 @@
    table is photographed again (the camera moved a little, other light) and read with the
    calibration profile alone, the taught profile, and the corrections in the class means only;
    also without a profile, alone and with the photo's corrections remembered for the session
-   (:func:`session_memory`, a study); nothing else runs.
+   (:func:`session_memory`, as the Play page remembers every change; ``--memory-weights``: also
+   heard at other weights), and beside the taught profile; each row also counts wrong tiles shown
+   as sure and right tiles flagged; nothing else runs.
 
 No setting here is tuned on the figures reported: the shipped method's were chosen before (on
 ``--seed 0``); the reported figures are the default ``--seed 1``.
