@@ -397,3 +397,32 @@ def test_with_the_real_reader_a_tile_changed_on_one_photo_reads_as_set_on_the_ne
     alone = [t.tile.short for t in read(again, "rack").tiles]
     remembered = [t.tile.short for t in read(again, "rack", memory=memory).tiles]
     assert alone[0] == "r7" and remembered == ["b7", *alone[1:]]
+
+
+def test_a_tile_the_rules_read_otherwise_than_the_memory_does_not_claim_the_memory(monkeypatch):
+    """On a table the middle of red 4, 5, 6 remembered as a blue 5 is repaired to the red 5 the meld
+    needs: it reads as the rules say, marked corrected, and not as remembered; on a rack (no melds)
+    the same memory reads it as the blue 5 the player set."""
+    import vision.pipeline as pipeline
+    from vision.reader import CropReading
+    from vision.session_memory import SessionMemory
+
+    names = ("r4", "r5", "r6", "k7", "b7", "o7")
+    looks = np.random.default_rng(1).normal(0, 1, (6, 8)) + 20.0
+    boxes = np.array([[100 + 45 * (i % 3), 100 + 200 * (i // 3), 140 + 45 * (i % 3), 156 + 200 * (i // 3)] for i in range(6)], np.float32)
+
+    def seen(light: float) -> pipeline.SeenTiles:
+        probs = np.full((6, 53), 1e-4)
+        probs[np.arange(6), [parse_tile(n).index for n in names]] = 1.0
+        reading = CropReading(probs / probs.sum(axis=1, keepdims=True), np.full(6, 0.99), looks + light)
+        return pipeline.SeenTiles(Detections(boxes, np.full(6, 0.9, np.float32)), np.zeros((1, 6, 16, 16, 3), np.uint8), reading)
+
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: seen(2.0))
+    memory = SessionMemory().remembering(looks, [(1, parse_tile("b5"))])
+    photo = np.full((500, 400, 3), 128, np.uint8)
+    table = read(photo, "table", memory=memory)
+    middle = next(t for t in table.tiles if t.box == tuple(float(v) for v in boxes[1]))
+    assert middle.tile.short == "r5" and middle.corrected and not middle.remembered
+    rack = read(photo, "rack", memory=memory)
+    middle = next(t for t in rack.tiles if t.box == tuple(float(v) for v in boxes[1]))
+    assert middle.tile.short == "b5" and middle.remembered
