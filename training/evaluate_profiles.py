@@ -71,7 +71,7 @@ from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import Decoding, decode
 from vision.detections import Detections, box_iou
 from vision.pipeline import SeenTiles
-from vision.profiles import TEMPERATURE, VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
+from vision.profiles import VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
 from vision.session_memory import SessionMemory
 
 Adapter = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -106,22 +106,13 @@ class SeenPhoto:
 # --- the methods compared ----------------------------------------------------------------------
 
 
-def _profile_opinion(profile: TileProfile, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(q over all 53 classes, cosine to the nearest class) as :meth:`TileProfile.adapt` sees them."""
-    cosine = profile.cosines(embeddings)
-    nearest = cosine.max(axis=1, keepdims=True)
-    q = np.zeros((len(embeddings), NUM_KINDS))
-    q[:, profile.seen] = np.exp((cosine - nearest) / TEMPERATURE)
-    return q / q.sum(axis=1, keepdims=True), nearest
-
-
 def _product(profile: TileProfile, weight: float = 0.5) -> Adapter:
     """Product of experts among the profile's classes: p ** (1 - w) * q ** w, their total mass kept."""
 
     def adapt(probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         if not len(probs):
             return probs
-        q, _ = _profile_opinion(profile, embeddings)
+        q, _ = profile.opinion(embeddings)
         seen = profile.seen
         mixed = np.maximum(probs[:, seen], 1e-12) ** (1 - weight) * np.maximum(q[:, seen], 1e-12) ** weight
         out = probs.copy()
@@ -135,7 +126,7 @@ def _ungated(profile: TileProfile, weight: float = WEIGHT) -> Adapter:
     """The shipped mix without the gate: the profile is heard on every tile."""
 
     def adapt(probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
-        return probs if not len(probs) else (1 - weight) * probs + weight * _profile_opinion(profile, embeddings)[0]
+        return probs if not len(probs) else (1 - weight) * probs + weight * profile.opinion(embeddings)[0]
 
     return adapt
 

@@ -191,11 +191,16 @@ class TileProfile:
             return probs
         if len(embeddings) != len(probs):
             raise ValueError(f"{len(embeddings)} embeddings for {len(probs)} tiles")
-        cosine = self.cosines(embeddings)
-        nearest = cosine.max(axis=1, keepdims=True)
+        q, nearest = self.opinion(embeddings)
         low, high = RECOGNISED
         heard = weight * np.clip((nearest - low) / (high - low), 0.0, 1.0)
-        q = np.zeros_like(probs)
-        q[:, self.seen] = np.exp((cosine - nearest) / TEMPERATURE)
-        q /= q.sum(axis=1, keepdims=True)
         return (1.0 - heard) * probs + heard * q
+
+    def opinion(self, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """What the profile alone says of each tile: (n, 53) ``q``, the softmax at :data:`TEMPERATURE`
+        over the classes it holds of :meth:`cosines`, and (n, 1) the cosine to the nearest class."""
+        cosine = self.cosines(embeddings)
+        nearest = cosine.max(axis=1, keepdims=True)
+        q = np.zeros((len(cosine), NUM_KINDS))
+        q[:, self.seen] = np.exp((cosine - nearest) / TEMPERATURE)
+        return q / q.sum(axis=1, keepdims=True), nearest

@@ -114,11 +114,9 @@ class SessionMemory:
         heard = np.full(len(embeddings), -1)
         if not len(self) or len(embeddings) < MIN_PHOTO_TILES:
             return heard
-        profile = self._profile()
-        cosines = profile.cosines(_photo_centred(embeddings))  # a class's mean is zero: only near copies count
-        nearest = cosines.argmax(axis=1)
-        near = cosines.max(axis=1) >= REMEMBERED_FROM
-        heard[near] = np.flatnonzero(profile.seen)[nearest[near]]
+        q, nearest = self._profile().opinion(_photo_centred(embeddings))  # a class's mean is zero: only near copies count
+        near = nearest[:, 0] >= REMEMBERED_FROM
+        heard[near] = q[near].argmax(axis=1)
         return heard
 
     def adapt(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
