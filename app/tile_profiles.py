@@ -125,7 +125,9 @@ def remember(
     tile of each photo (by kind, as :attr:`app.photos.PhotoReading.samples`), a change names its
     tile by (kind, index) as a chip's ``sample`` does; a change without a sample is skipped."""
     for kind, photo in samples.items():
-        on_photo = [(index, tile) for (where, index), tile in changed if where == kind and 0 <= index < len(photo)]
+        on_photo = [
+            (index, tile) for (where, index), tile in changed if where == kind and _sample(samples, where, index) is not None
+        ]
         if on_photo:
             memory = memory.remembering(np.stack([s.embedding for s in photo]), on_photo)
     return memory
