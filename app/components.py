@@ -161,6 +161,8 @@ def chip_note(chip: Chip, lang: str) -> str:
         notes.append(tr("set by you", lang))
     if chip.remembered and not chip.edited:
         notes.append(tr("read as you changed a tile like it earlier", lang))
+    if chip.like_removed and not chip.edited:
+        notes.append(tr("looks like one you removed earlier: remove it too if it is no tile", lang))
     if chip.alternatives and (chip.uncertain or chip.corrected):
         notes.append(tr("maybe: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in chip.alternatives)))
     return "; ".join(notes)

@@ -40,6 +40,8 @@ class Chip:
     sample: tuple[str, int] | None = None
     #: Read as the player set a tile it looks like earlier in the session (:attr:`vision.reading.ReadTile.remembered`).
     remembered: bool = False
+    #: Looks like a box the player removed earlier in the session (:attr:`vision.reading.ReadTile.like_removed`).
+    like_removed: bool = False
 
     def fixed_to(self, tile: Tile) -> "Chip":
         """The chip after the player set it: certain now, marked as edited (still the same photo tile)."""

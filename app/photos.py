@@ -123,6 +123,7 @@ def _chip(read_tile: ReadTile, sample: tuple[str, int] | None = None) -> Chip:
         confidence=read_tile.confidence,
         sample=sample,
         remembered=read_tile.remembered,
+        like_removed=read_tile.like_removed,
     )
 
 

@@ -7,7 +7,9 @@ photo does not reload it. :func:`corrections` is pure: what the player changed o
 
 Every tile the player changes on a photo is also remembered for the session, profile or none
 (:data:`MEMORY`, a :class:`vision.session_memory.SessionMemory`; :func:`remember` is pure), and
-every photo read later in the session reads a near copy of it as the player set it.
+every photo read later in the session reads a near copy of it as the player set it. A box the
+player removes is remembered too (:func:`removals`), as no tile: a near copy of it in a later photo
+is flagged for the player to check.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import streamlit as st
 
 from solver.tiles import Tile
 from vision.profiles import TileProfile, TileSample
-from vision.session_memory import SessionMemory
+from vision.session_memory import SessionMemory, lying_apart
 
 from .editing import TableAndRack
 from .profile_store import CORRECTION, ProfileError, ProfileStore, StoredProfile
@@ -69,6 +71,12 @@ def corrections(old: TableAndRack, new: TableAndRack) -> tuple[tuple[tuple[str, 
     )
 
 
+def removals(old: TableAndRack, new: TableAndRack) -> tuple[tuple[str, int], ...]:
+    """Photo tiles the player removed between ``old`` and ``new`` (*Remove*; a moved tile stays): their sample keys."""
+    kept = {c.sample for c in _chips(new)}
+    return tuple(c.sample for c in _chips(old) if c.sample is not None and c.sample not in kept)
+
+
 def _chips(table_rack: TableAndRack):
     return [c for meld in table_rack.melds for c in meld] + list(table_rack.rack)
 
@@ -108,28 +116,37 @@ def remembered() -> SessionMemory | None:
     return memory if memory is not None and len(memory) else None
 
 
-def remember_in_session(samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]]) -> None:
-    """Remember the photo tiles just ``changed`` for the rest of the session (see :func:`remember`)."""
-    st.session_state[MEMORY] = remember(st.session_state.get(MEMORY) or SessionMemory(), samples, changed)
+def remember_in_session(
+    samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]],
+    removed: Sequence[tuple[str, int]] = (),
+) -> None:
+    """Remember the photo tiles just ``changed`` or ``removed`` for the rest of the session (see :func:`remember`)."""
+    st.session_state[MEMORY] = remember(st.session_state.get(MEMORY) or SessionMemory(), samples, changed, removed)
 
 
 def forget_session() -> None:
-    """Forget the tiles changed this session: later photos read as the reader (and profile) alone say."""
+    """Forget the tiles changed and removed this session: later photos read as the reader (and profile) alone say."""
     st.session_state.pop(MEMORY, None)
 
 
 def remember(
-    memory: SessionMemory, samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]]
+    memory: SessionMemory, samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]],
+    removed: Sequence[tuple[str, int]] = (),
 ) -> SessionMemory:
-    """``memory`` with each changed photo tile added as the player set it: ``samples`` are every
-    tile of each photo (by kind, as :attr:`app.photos.PhotoReading.samples`), a change names its
-    tile by (kind, index) as a chip's ``sample`` does; a change without a sample is skipped."""
+    """``memory`` with each changed photo tile added as the player set it, and each removed one as no
+    tile: ``samples`` are every tile of each photo (by kind, as :attr:`app.photos.PhotoReading.samples`),
+    a change or removal names its tile by (kind, index) as a chip's ``sample`` does; one without a
+    sample is skipped, and so is a removed box lying on a tile that stays (the detector's second box
+    on it, :func:`vision.session_memory.lying_apart`)."""
     for kind, photo in samples.items():
         on_photo = [
             (index, tile) for (where, index), tile in changed if where == kind and _sample(samples, where, index) is not None
         ]
-        if on_photo:
-            memory = memory.remembering(np.stack([s.embedding for s in photo]), on_photo)
+        gone = [index for where, index in removed if where == kind and _sample(samples, where, index) is not None]
+        if gone and all(len(s.box) == 4 for s in photo):
+            gone = lying_apart(np.array([s.box for s in photo], np.float64), gone)
+        if on_photo or gone:
+            memory = memory.remembering(np.stack([s.embedding for s in photo]), on_photo, gone)
     return memory
 
 
@@ -139,6 +156,6 @@ def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) 
 
 
 __all__ = [
-    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "corrections", "forget_session", "remember",
+    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "corrections", "forget_session", "remember", "removals",
     "remember_in_session", "remembered", "store", "teach", "teach_profile",
 ]

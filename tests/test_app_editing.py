@@ -73,3 +73,19 @@ def test_edits_of_places_that_are_gone_are_refused():
         with pytest.raises(EditError):
             edit()
 
+
+
+def test_what_the_player_changed_and_removed_is_found_by_photo_tile_and_a_move_is_neither():
+    """``app.tile_profiles.corrections`` and ``removals``: what the session remembers of a fix."""
+    from app.tile_profiles import corrections, removals
+
+    chips = [Chip(parse_tile(n), sample=("table", i)) for i, n in enumerate(("r4", "r5", "r6"))]
+    photo = TableAndRack((tuple(chips),), (Chip(parse_tile("k7"), sample=("rack", 0)), Chip(parse_tile("j"))))
+    changed = change_tile(photo, (0, 1), parse_tile("b5"))
+    assert corrections(photo, changed) == ((("table", 1), parse_tile("b5")),) and removals(photo, changed) == ()
+    moved = move_tile(photo, (0, 2), RACK_ROW)
+    assert corrections(photo, moved) == () and removals(photo, moved) == ()
+    removed = remove_tile(remove_tile(photo, (RACK_ROW, 1)), (RACK_ROW, 0))  # the typed joker has no photo tile
+    assert removals(photo, removed) == (("rack", 0),) and corrections(photo, removed) == ()
+    gone = remove_tile(remove_tile(remove_tile(photo, (0, 0)), (0, 0)), (0, 0))  # the meld disappears
+    assert removals(photo, gone) == (("table", 0), ("table", 1), ("table", 2))

@@ -47,7 +47,8 @@ def _png(grey: int = 90) -> bytes:
 
 def _sample(tile: Tile, seed: int = 0) -> TileSample:
     rng = np.random.default_rng(seed)
-    return TileSample(tile, rng.integers(0, 255, (4, 64, 64, 3), dtype=np.uint8), rng.normal(0, 1, 1280), (0.0, 0.0, 9.0, 9.0))
+    box = (10.0 * seed, 0.0, 10.0 * seed + 9.0, 9.0)  # side by side, as a photo's tiles lie
+    return TileSample(tile, rng.integers(0, 255, (4, 64, 64, 3), dtype=np.uint8), rng.normal(0, 1, 1280), box)
 
 
 def _fake_collect(fail_on: int | None = None):
@@ -163,9 +164,14 @@ def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memori
         if memories is not None:
             memories.append(options.get("memory"))
         names = table if kind == "table" else ("r7",)
-        heard = options.get("memory").heard(np.stack([_sample(parse_tile(n), i).embedding for i, n in enumerate(names)])) \
-            if options.get("memory") is not None else [-1] * len(names)
-        tiles = tuple(read_tile(parse_tile(n), remembered=bool(h >= 0), uncertain=bool(h >= 0)) for n, h in zip(names, heard))
+        embeddings = np.stack([_sample(parse_tile(n), i).embedding for i, n in enumerate(names)])
+        memory = options.get("memory")
+        heard = memory.heard(embeddings) if memory is not None else [-1] * len(names)
+        removed = memory.looks_removed(embeddings) if memory is not None else [False] * len(names)
+        tiles = tuple(
+            read_tile(parse_tile(n), remembered=bool(h >= 0), like_removed=bool(r), uncertain=bool(h >= 0 or r))
+            for n, h, r in zip(names, heard, removed)
+        )
         samples = tuple(_sample(t.tile, i) for i, t in enumerate(tiles))
         return Reading(tiles, (tuple(range(len(tiles))),) if kind == "table" else (), kind=ReadingKind(kind), samples=samples)
 
@@ -279,6 +285,35 @@ def test_every_tile_changed_on_play_is_remembered_for_the_session_and_read_with_
     assert memories[-1] is None and not [b for b in at.button if b.key == "play_forget_changes"]
 
 
+def test_a_box_removed_on_play_is_remembered_and_a_box_like_it_is_marked_in_later_photos(monkeypatch):
+    """The player removes a phantom (the last "tile"): the page says it remembers one removed box, the
+    next photo's box like it is marked unsure with the reason, and no other tile is."""
+    memories = []
+    _reader_spy(monkeypatch, table=("o4", "o5", "o6", "o7", "o8"), memories=memories)
+    at = start_app()
+    _read_table_photo(at)
+    at.selectbox(key=edit(at, "place")).set_value((0, 4)).run()
+    at.button(key=edit(at, "remove")).click().run()
+    assert not at.exception, at.exception
+    captions = [c.value for c in at.caption]
+    assert "Tiles you removed this session: 1. In later photos anything that looks the same is marked for you to check." in captions
+    assert not any(c.startswith("Tiles you changed this session") for c in captions)
+    _read_table_photo(at, grey=91)
+    memory = memories[-1]
+    assert memory is not None and (memory.changed_count, memory.removed_count) == (0, 1)
+    markdown = all_markdown(at)
+    assert 'title="orange 8 — unsure; looks like one you removed earlier: remove it too if it is no tile"' in markdown
+    assert all(f'title="orange {n}"' in markdown for n in (4, 5, 6, 7))  # no other tile is marked
+    at.selectbox(key=edit(at, "place")).set_value((0, 1)).run()
+    at.selectbox(key=edit(at, "move_to")).set_value(-1)
+    at.button(key=edit(at, "move")).click().run()  # a move removes nothing
+    _read_table_photo(at, grey=92)
+    assert memories[-1].removed_count == 1
+    at.button(key="play_forget_changes").click().run()
+    _read_table_photo(at, grey=93)
+    assert memories[-1] is None and "looks like one you removed" not in all_markdown(at)
+
+
 def test_a_change_on_a_photo_of_too_few_tiles_is_not_remembered(monkeypatch):
     memories = []
     _reader_spy(monkeypatch, memories=memories)  # three tiles: too few to tell the photo's light
@@ -294,7 +329,7 @@ def test_a_change_that_cannot_be_remembered_still_applies(monkeypatch):
 
     _reader_spy(monkeypatch, table=("o4", "o5", "o6", "o7", "o8"))
 
-    def broken(samples, changed):
+    def broken(samples, changed, removed=()):
         raise ValueError("embeddings of dimension 3 do not fit this memory (1280)")
 
     monkeypatch.setattr(app.tile_profiles, "remember_in_session", broken)

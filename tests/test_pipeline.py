@@ -343,23 +343,31 @@ def test_a_profile_never_vouches_for_a_box_of_no_tiles_shape(monkeypatch):
     assert [t.tile.short for t in mine.tiles] == ["r5"] and len(mine.doubtful_boxes) == 1
 
 
+def _six_in_a_row(names, embeddings):
+    """What the detector and reader see of six tiles side by side: each surely read as ``names`` says,
+    with these ``embeddings`` (the models replaced)."""
+    import vision.pipeline as pipeline
+    from vision.reader import CropReading
+
+    probs = np.full((6, 53), 1e-4)
+    probs[np.arange(6), [parse_tile(n).index for n in names]] = 1.0
+    boxes = np.array([[100 + 50 * i, 100, 140 + 50 * i, 156] for i in range(6)], np.float32)
+    reading = CropReading(probs / probs.sum(axis=1, keepdims=True), np.full(6, 0.99), embeddings)
+    return pipeline.SeenTiles(Detections(boxes, np.full(6, 0.9, np.float32)), np.zeros((1, 6, 16, 16, 3), np.uint8), reading)
+
+
 def test_the_tiles_changed_this_session_read_as_the_player_set_them_and_after_the_profile(monkeypatch):
     """``read(memory=)``: the red 5 read as a red 6 on the first photo and changed by the player reads
     as a red 5 on the next photo; the memory hears after the profile, so it also overrules it."""
     import vision.pipeline as pipeline
     from vision.profiles import TileProfile, TileSample
-    from vision.reader import CropReading
     from vision.session_memory import SessionMemory
 
     tiles = [parse_tile(t) for t in ("r5", "r6", "b7", "k1", "o2", "o3")]
     looks = np.random.default_rng(0).normal(0, 1, (6, 8)) + 20.0
 
     def seen(light: float) -> pipeline.SeenTiles:
-        probs = np.full((6, 53), 1e-4)
-        probs[np.arange(6), [parse_tile("r6").index, *(t.index for t in tiles[1:])]] = 1.0
-        boxes = np.array([[100 + 50 * i, 100, 140 + 50 * i, 156] for i in range(6)], np.float32)
-        reading = CropReading(probs / probs.sum(axis=1, keepdims=True), np.full(6, 0.99), looks + light)
-        return pipeline.SeenTiles(Detections(boxes, np.full(6, 0.9, np.float32)), np.zeros((1, 6, 16, 16, 3), np.uint8), reading)
+        return _six_in_a_row(("r6", "r6", "b7", "k1", "o2", "o3"), looks + light)
 
     photo = np.full((300, 500, 3), 128, np.uint8)
     monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: seen(0.0))
@@ -426,3 +434,54 @@ def test_a_tile_the_rules_read_otherwise_than_the_memory_does_not_claim_the_memo
     rack = read(photo, "rack", memory=memory)
     middle = next(t for t in rack.tiles if t.box == tuple(float(v) for v in boxes[1]))
     assert middle.tile.short == "b5" and middle.remembered
+
+
+def test_a_box_like_one_the_player_removed_is_flagged_and_keeps_its_reading(monkeypatch):
+    """The sixth box, read surely as a joker, was the rack's end: removed on the first photo, its
+    near copy on the next photo is read the same, but flagged (a problem to check) and marked as
+    like a removed box; every other tile reads as the reader alone reads it."""
+    import vision.pipeline as pipeline
+    from vision.reading import ProblemKind
+    from vision.session_memory import SessionMemory
+
+    names = ("r5", "r6", "b7", "k1", "o2", "j")
+    looks = np.random.default_rng(2).normal(0, 1, (6, 8)) + 20.0
+
+    def seen(light: float) -> pipeline.SeenTiles:
+        return _six_in_a_row(names, looks + light)
+
+    photo = np.full((300, 500, 3), 128, np.uint8)
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: seen(0.0))
+    first = read(photo, "rack")
+    assert not any(t.uncertain for t in first.tiles)
+    memory = SessionMemory().remembering(np.stack([s.embedding for s in first.samples]), [], removed=[5])
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: seen(3.0))
+    again = read(photo, "rack", memory=memory)
+    assert [t.tile.short for t in again.tiles] == list(names)
+    assert [t.like_removed for t in again.tiles] == [False] * 5 + [True]
+    assert [t.uncertain for t in again.tiles] == [False] * 5 + [True]
+    assert [(p.tiles, p.read) for p in again.problems if p.kind is ProblemKind.UNCERTAIN_TILE] == [((5,), (parse_tile("j"),))]
+    assert "like_removed" not in again.tiles[5].to_json()  # the CLI keeps no session
+    assert not any(t.uncertain or t.like_removed for t in read(photo, "rack").tiles)
+
+
+@needs_models
+def test_with_the_real_reader_a_box_removed_on_one_photo_is_flagged_on_the_next_photo_of_it():
+    """The whole chain on real embeddings: a box removed from a rack photo (as if it were no tile)
+    is recognised in the same rack photographed again in other light, and no other tile is."""
+    import cv2
+
+    from vision.session_memory import SessionMemory
+
+    photo = rows_photo([["r7", "k13", "b2", "o9"], ["r3", "k4", "b11", "o1"]])
+    first = read(photo, "rack")
+    assert len(first.tiles) == 8
+    memory = SessionMemory().remembering(np.stack([s.embedding for s in first.samples]), [], removed=[3])
+    rng = np.random.default_rng(0)
+    darker = np.clip(photo * 0.8 + 20 + rng.normal(0, 4, photo.shape), 0, 255).astype(np.uint8)
+    again = cv2.imdecode(cv2.imencode(".jpg", darker, [cv2.IMWRITE_JPEG_QUALITY, 80])[1], cv2.IMREAD_COLOR)
+    alone = read(again, "rack")
+    flagged = read(again, "rack", memory=memory)
+    assert [t.tile for t in flagged.tiles] == [t.tile for t in alone.tiles]
+    assert [t.like_removed for t in flagged.tiles] == [i == 3 for i in range(8)]
+    assert flagged.tiles[3].uncertain

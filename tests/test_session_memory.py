@@ -137,3 +137,84 @@ def test_the_memorys_weight_is_its_share_of_a_near_copys_reading_and_outlives_ea
     heavier = replace(memory, weight=0.95).remembering(photo, [(3, TILES[3])])
     assert heavier.weight == 0.95
     assert heavier.adapt(probs, again)[0, TILES[0].index] == pytest.approx(0.95, abs=1e-6)
+
+
+# --- boxes the player removed ---------------------------------------------------------------
+
+
+def test_a_removed_box_is_flagged_in_the_next_photo_and_no_other_box_is():
+    memory = SessionMemory().remembering(_photo(1, light=0.0), [], removed=[5])  # the "joker" was the rack's end
+    assert (memory.changed_count, memory.removed_count, len(memory)) == (0, 1, 1)
+    assert memory.looks_removed(_photo(2, light=4.0)).tolist() == [False] * 5 + [True]
+    others = np.random.default_rng(9).normal(0, 1, (6, DIM)) + 30.0
+    assert not memory.looks_removed(others).any()
+    probs = _read_as(TILES)
+    assert np.allclose(memory.adapt(probs, _photo(2, light=4.0)), probs)  # a removal changes no reading
+    assert memory.heard(_photo(2, light=4.0)).tolist() == [-1] * 6
+    few = MIN_PHOTO_TILES - 1
+    assert not memory.looks_removed(_photo(2, light=4.0)[:few]).any()
+    assert not SessionMemory().looks_removed(_photo(2, light=4.0)).any()
+
+
+def test_the_players_last_word_on_a_box_counts():
+    photo, again = _photo(1, light=0.0), _photo(2, light=4.0)
+    removed_then_changed = SessionMemory().remembering(photo, [], removed=[0]).remembering(photo, [(0, TILES[2])])
+    assert removed_then_changed.removed_count == 0 and removed_then_changed.labels.tolist() == [TILES[2].index]
+    assert not removed_then_changed.looks_removed(again).any()
+    changed_then_removed = SessionMemory().remembering(photo, [(0, TILES[2])]).remembering(photo, [], removed=[0])
+    assert changed_then_removed.changed_count == 0
+    assert changed_then_removed.looks_removed(again).tolist() == [True] + [False] * 5
+    assert changed_then_removed.heard(again).tolist() == [-1] * 6
+
+
+def test_a_box_nearer_a_changed_tile_than_a_removed_one_is_not_flagged():
+    photo = _photo(1, light=0.0)
+    twin = photo.copy()
+    twin[1] = photo[0] + np.random.default_rng(4).normal(0, 0.3, DIM)  # tile 1 looks much like tile 0
+    memory = SessionMemory().remembering(twin, [(0, TILES[0])], removed=[1])
+    again = twin + np.random.default_rng(5).normal(0, 0.02, twin.shape)
+    flags = memory.looks_removed(again)
+    assert not flags[0] and flags[1]
+
+
+def test_the_oldest_removal_is_forgotten_first(monkeypatch):
+    monkeypatch.setattr(session_memory, "MAX_REMEMBERED", 2)
+    photo = _photo(1, light=0.0)
+    memory = SessionMemory()
+    for index in (0, 1, 2):
+        memory = memory.remembering(photo, [], removed=[index])
+    assert memory.removed_count == 2
+    assert memory.looks_removed(_photo(2, light=4.0)).tolist() == [False, True, True, False, False, False]
+
+
+def test_a_second_box_on_a_tile_is_not_remembered_as_no_tile():
+    from vision.session_memory import lying_apart
+
+    boxes = np.array([[0, 0, 10, 14], [1, 0, 11, 14], [30, 0, 40, 14], [9, 0, 19, 14]], float)
+    assert lying_apart(boxes, [1, 2]) == [2]  # box 1 lies on box 0; box 2 on none
+    assert lying_apart(boxes, [3]) == [3]  # touching a tile is not lying on it
+    assert lying_apart(boxes, [0, 1]) == [0, 1]  # both boxes of the tile removed: nothing stays
+    assert lying_apart(boxes[:1], [0]) == [0]
+
+
+def test_removals_that_do_not_fit_are_refused_with_a_clear_error():
+    memory = SessionMemory().remembering(_photo(1, light=0.0), [], removed=[0])
+    with pytest.raises(ValueError, match="tile 6 is not on a photo of 6 tiles"):
+        SessionMemory().remembering(_photo(1, light=0.0), [], removed=[6])
+    with pytest.raises(ValueError, match="do not fit this memory"):
+        memory.remembering(np.zeros((6, DIM + 1)), [(0, TILES[0])])
+    with pytest.raises(ValueError, match="do not fit this memory"):
+        memory.looks_removed(np.zeros((6, DIM + 1)))
+
+
+def test_the_app_remembers_a_removed_box_unless_it_lies_on_a_tile_that_stays():
+    from app.tile_profiles import remember
+    from vision.profiles import TileSample
+
+    crops = np.zeros((1, 2, 2, 3), np.uint8)
+    photo = _photo(1, light=0.0)
+    boxes = [(0, 0, 10, 14), (20, 0, 30, 14), (40, 0, 50, 14), (60, 0, 70, 14), (61, 0, 71, 14), (90, 0, 100, 14)]
+    samples = {"rack": [TileSample(t, crops, e, b) for t, e, b in zip(TILES, photo, boxes)]}
+    memory = remember(SessionMemory(), samples, [], removed=[("rack", 4), ("rack", 5), ("rack", 99), ("table", 0)])
+    assert memory.removed_count == 1  # box 4 was a second box on tile 3; 99 and the table's are no photo tiles
+    assert memory.looks_removed(_photo(2, light=4.0)).tolist() == [False] * 5 + [True]

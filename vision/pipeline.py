@@ -80,12 +80,14 @@ def build_reading(
     image_size: tuple[int, int] = (0, 0),
     settings: DecodingSettings = DEFAULT_SETTINGS,
     tile_prob: np.ndarray | None = None,
+    doubted: np.ndarray | None = None,
 ) -> Reading:
     """Decode ``probs`` with the rules and assemble the reading, tiles in layout order.
 
     On a table every group is a meld the rules check; on a rack the groups are tiers, which give
     only the order of the tiles. ``tile_prob`` is each detection's probability of being a tile
-    at all (the reader's; see :func:`vision.decoding.decode`).
+    at all (the reader's; see :func:`vision.decoding.decode`); the detections ``doubted`` selects
+    (a mask) are flagged uncertain whatever the decoding says.
     """
     order = [i for g in groups for i in g]
     if sorted(order) != list(range(len(detections))):
@@ -100,7 +102,7 @@ def build_reading(
             confidence=decoding.confidence[old],
             alternatives=_alternatives(probs[old], decoding.labels[old]),
             corrected=decoding.corrected[old],
-            uncertain=decoding.uncertain[old],
+            uncertain=decoding.uncertain[old] or (doubted is not None and bool(doubted[old])),
         )
         for old in order
     )
@@ -238,7 +240,7 @@ def read(
     of the player's own tiles (:mod:`vision.profiles`) keeps the boxes the gate dropped that it
     vouches for and adapts the reader's probabilities before decoding; the tiles the player changed
     this session (``memory``, :mod:`vision.session_memory`) then read a near copy of one as the
-    player set it. Raises
+    player set it, and a near copy of a box the player removed is flagged. Raises
     :class:`vision.images.ImageError` for what is not a readable photo and
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
@@ -250,18 +252,22 @@ def read(
     if profile is not None:
         seen = seen.vouched_by(profile)
     probs = seen.reading.probs if profile is None else profile.adapt(seen.reading.probs, seen.reading.embeddings)
+    like_removed = None  # boxes like one the player removed this session: flagged
     if memory is not None:
         probs = memory.adapt(probs, seen.reading.embeddings)
+        like_removed = memory.looks_removed(seen.reading.embeddings)
     groups = group_into_melds(seen.detections, reading_kind.value)
     height, width = photo.shape[:2]
     reading = build_reading(
-        seen.detections, probs, groups, reading_kind, rules, (width, height), settings, seen.reading.tile_prob
+        seen.detections, probs, groups, reading_kind, rules, (width, height), settings, seen.reading.tile_prob,
+        like_removed,
     )
     order = [i for g in groups for i in g]  # the reading's tile order
     if memory is not None:
         heard = memory.heard(seen.reading.embeddings)
         reading = replace(reading, tiles=tuple(
-            replace(tile, remembered=bool(heard[i] == tile.tile.index)) for tile, i in zip(reading.tiles, order)
+            replace(tile, remembered=bool(heard[i] == tile.tile.index), like_removed=bool(like_removed[i]))
+            for tile, i in zip(reading.tiles, order)
         ))
     samples = tuple(
         TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box) for tile, i in zip(reading.tiles, order)

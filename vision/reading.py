@@ -67,8 +67,9 @@ class ReadTile:
     ``alternatives`` are the classifier's next most probable readings with their probabilities;
     ``corrected`` says the rules overruled the classifier's first choice; ``uncertain`` asks
     the user to confirm; ``remembered`` says it was read as the player set a tile it looks like
-    earlier in the session (:mod:`vision.session_memory`; not in :meth:`to_json`: only the app
-    keeps a session).
+    earlier in the session, and ``like_removed`` that it looks like a box the player removed earlier
+    in the session as no tile (it is then ``uncertain`` too) (:mod:`vision.session_memory`; neither
+    is in :meth:`to_json`: only the app keeps a session).
     """
 
     tile: Tile
@@ -78,6 +79,7 @@ class ReadTile:
     corrected: bool = False
     uncertain: bool = False
     remembered: bool = False
+    like_removed: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alternatives", tuple(Alternative(t, float(p)) for t, p in self.alternatives))

@@ -1,7 +1,8 @@
 """The tiles a player changed this session, remembered so that a later photo reads them as the player set them.
 
-    memory = SessionMemory().remembering(photo_embeddings, [(index, Tile)])
+    memory = SessionMemory().remembering(photo_embeddings, [(index, Tile)], removed=[index])
     memory.adapt(probs, embeddings) -> probs        a later photo's probabilities, adapted
+    memory.looks_removed(embeddings) -> mask        a later photo's boxes like one the player removed
 
 Why: players photograph the table every turn, so a tile the reader got wrong and the player fixed
 with *Change* is usually in the next photo too, and was read wrong again. A tile profile
@@ -23,6 +24,17 @@ photos) tiles read wrong on the retaken photos fell from 424 to 262 without a pr
 sure 80 -> 44), and from 257 to 248 beside a profile taught the same corrections, so every change
 is remembered, profile or none. A remembered tile the classifier still reads otherwise is read as
 the player set it, flagged (the mix gives it about 0.7).
+
+**A box the player removed is remembered as no tile.** A phantom tile (the end of a rack, a knot
+in the wood, a key of a keyboard beside the table) is there again in every photo of the same
+table, and read as a tile again, at times surely. A box the player removes is kept as its
+photo-centred unit embedding, and a box of a later photo that is a near copy of one (the same
+cosine, nearer to it than to every changed tile) is flagged with a note that says why; it is
+never dropped, since the player may have removed a real tile that was not theirs (a dropped tile
+is lost without a word). A removed box lying on a box that stays (:func:`lying_apart`) is the
+detector's second box on one tile and is not remembered. Measured by photographing a table
+again: ``python -m training.evaluate_profiles --removals`` (``models/reader.md``, "A removed box
+is remembered as no tile").
 """
 
 from __future__ import annotations
@@ -35,7 +47,7 @@ import numpy as np
 from solver.tiles import NUM_KINDS, Tile
 from vision.profiles import REMEMBERED_FROM, WEIGHT, TileProfile, unit_rows
 
-__all__ = ["SessionMemory", "MIN_PHOTO_TILES", "MAX_REMEMBERED"]
+__all__ = ["SessionMemory", "MIN_PHOTO_TILES", "MAX_REMEMBERED", "lying_apart"]
 
 #: A photo with fewer tiles says too little about its own light to be its centre: a change made on
 #: it is not remembered, and the memory does not read it (two tiles less their mean are each
@@ -51,9 +63,35 @@ def _photo_centred(embeddings: np.ndarray) -> np.ndarray:
     return embeddings - embeddings.mean(axis=0)
 
 
+def lying_apart(boxes: np.ndarray, removed: Sequence[int]) -> list[int]:
+    """The ``removed`` boxes (indices into ``boxes``, (n, 4) x1 y1 x2 y2 of one photo) that do not lie
+    for the most part on a box that stays: half of the smaller of the two or more overlapping is a
+    second box on one tile (the detector's double), which says nothing about what is no tile."""
+    boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
+    gone = set(removed)
+    stays = [i for i in range(len(boxes)) if i not in gone]
+    apart = []
+    for index in removed:
+        box = boxes[index]
+        if stays:
+            other = boxes[stays]
+            width = np.clip(np.minimum(box[2], other[:, 2]) - np.maximum(box[0], other[:, 0]), 0, None)
+            height = np.clip(np.minimum(box[3], other[:, 3]) - np.maximum(box[1], other[:, 1]), 0, None)
+            areas = np.minimum(_area(box[None]), _area(other))
+            if np.any(width * height >= 0.5 * np.maximum(areas, 1e-9)):
+                continue
+        apart.append(index)
+    return apart
+
+
+def _area(boxes: np.ndarray) -> np.ndarray:
+    return np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
+
+
 @dataclass(frozen=True, eq=False)
 class SessionMemory:
-    """The changed tiles, each as its photo-centred unit embedding and the tile the player set."""
+    """The changed tiles, each as its photo-centred unit embedding and the tile the player set, and
+    the boxes the player removed as no tiles, each as its photo-centred unit embedding."""
 
     exemplars: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))  # (m, d)
     labels: np.ndarray = field(default_factory=lambda: np.zeros(0, int))  # (m,) tile indices
@@ -63,42 +101,69 @@ class SessionMemory:
     #: twelve runs, no profile) wrong and shown as sure 44 at 0.7 and 0.8, 58 at 0.9, 66 at 0.95;
     #: right tiles flagged 926, 913, 805, 781; tiles read wrong 262, 260, 259, 264.
     weight: float = WEIGHT
+    #: (r, d) the boxes the player removed (*Remove*: no tile there), photo-centred and unit: a near
+    #: copy in a later photo is flagged, never dropped (:meth:`looks_removed`).
+    not_tiles: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
 
     def __len__(self) -> int:
+        return self.changed_count + self.removed_count
+
+    @property
+    def changed_count(self) -> int:
         return len(self.labels)
 
-    def remembering(self, photo_embeddings: np.ndarray, changed: Sequence[tuple[int, Tile]]) -> "SessionMemory":
+    @property
+    def removed_count(self) -> int:
+        return len(self.not_tiles)
+
+    def _dimension(self) -> int | None:
+        held = self.exemplars if self.changed_count else self.not_tiles if self.removed_count else None
+        return None if held is None else held.shape[1]
+
+    def remembering(
+        self, photo_embeddings: np.ndarray, changed: Sequence[tuple[int, Tile]], removed: Sequence[int] = ()
+    ) -> "SessionMemory":
         """This memory with the tiles ``changed`` on one photo added: (the tile's row in
-        ``photo_embeddings``, the tile the player set). ``photo_embeddings`` (n, d) are every tile
-        read on that photo. A tile changed again is remembered as it was set last; a photo of
-        fewer than :data:`MIN_PHOTO_TILES` tiles adds nothing."""
+        ``photo_embeddings``, the tile the player set), and the boxes ``removed`` from it (their rows)
+        as no tiles. ``photo_embeddings`` (n, d) are every tile read on that photo. A tile changed or
+        removed again is remembered as the player left it last; a photo of fewer than
+        :data:`MIN_PHOTO_TILES` tiles adds nothing."""
         embeddings = np.asarray(photo_embeddings, np.float64)
         if embeddings.ndim != 2:
             raise ValueError(f"a photo's embeddings must be (tiles, dimension), not {embeddings.shape}")
-        if len(self) and embeddings.shape[1] != self.exemplars.shape[1]:
-            raise ValueError(
-                f"embeddings of dimension {embeddings.shape[1]} do not fit this memory ({self.exemplars.shape[1]})"
-            )
-        if len(embeddings) < MIN_PHOTO_TILES or not changed:
+        dimension = self._dimension()
+        if dimension is not None and embeddings.shape[1] != dimension:
+            raise ValueError(f"embeddings of dimension {embeddings.shape[1]} do not fit this memory ({dimension})")
+        if len(embeddings) < MIN_PHOTO_TILES or not (changed or removed):
             return self
-        for index, _ in changed:
+        for index in [i for i, _ in changed] + list(removed):
             if not 0 <= index < len(embeddings):
                 raise ValueError(f"tile {index} is not on a photo of {len(embeddings)} tiles")
         centred = unit_rows(_photo_centred(embeddings))
-        exemplars = list(self.exemplars) if len(self) else []
-        labels = [int(label) for label in self.labels]
+        exemplars, labels = list(self.exemplars[: self.changed_count]), [int(label) for label in self.labels]
+        not_tiles = list(self.not_tiles[: self.removed_count])
+
+        def forget(new: np.ndarray) -> None:  # the same tile left otherwise before: the last word counts
+            for k in [k for k, old in enumerate(exemplars) if np.array_equal(old, new)][::-1]:
+                del exemplars[k], labels[k]
+            for k in [k for k, old in enumerate(not_tiles) if np.array_equal(old, new)][::-1]:
+                del not_tiles[k]
+
         for index, tile in changed:
-            new = centred[index]
-            same = next((k for k, old in enumerate(exemplars) if np.array_equal(old, new)), None)
-            if same is not None:  # the same tile changed again: the last word counts
-                del exemplars[same], labels[same]
-            exemplars.append(new)
+            forget(centred[index])
+            exemplars.append(centred[index])
             labels.append(tile.index)
-        kept = slice(max(0, len(labels) - MAX_REMEMBERED), None)
-        return SessionMemory(np.stack(exemplars[kept]), np.array(labels[kept], int), self.weight)
+        for index in removed:
+            forget(centred[index])
+            not_tiles.append(centred[index])
+        d = embeddings.shape[1]
+        return SessionMemory(
+            _last(exemplars, d), np.array(labels[max(0, len(labels) - MAX_REMEMBERED):], int), self.weight,
+            _last(not_tiles, d),
+        )
 
     def _profile(self) -> TileProfile:
-        """A profile of these exemplars alone: class means of zero (never heard), so only a near
+        """A profile of the changed tiles alone: class means of zero (never heard), so only a near
         copy of a changed tile moves a reading."""
         dimension = self.exemplars.shape[1]
         counts = np.bincount(self.labels, minlength=NUM_KINDS)
@@ -112,20 +177,41 @@ class SessionMemory:
         of (its index; the nearest such tile), or -1 where it is none's: what :meth:`adapt` reads
         each tile towards."""
         heard = np.full(len(embeddings), -1)
-        if not len(self) or len(embeddings) < MIN_PHOTO_TILES:
+        if not self.changed_count or len(embeddings) < MIN_PHOTO_TILES:
             return heard
         q, nearest = self._profile().opinion(_photo_centred(embeddings))  # a class's mean is zero: only near copies count
         near = nearest[:, 0] >= REMEMBERED_FROM
         heard[near] = q[near].argmax(axis=1)
         return heard
 
+    def looks_removed(self, embeddings: np.ndarray) -> np.ndarray:
+        """(n,) bool per box of one photo: a near copy (cosine :data:`vision.profiles.REMEMBERED_FROM`
+        or more, photo-centred) of a box the player removed, and nearer to it than to every changed
+        tile. Such a box is flagged for the player to check, never dropped: the player may have
+        removed a real tile that was not theirs, and a dropped tile is lost without a word."""
+        embeddings = np.asarray(embeddings, np.float64)
+        if not self.removed_count or len(embeddings) < MIN_PHOTO_TILES:
+            return np.zeros(len(embeddings), bool)
+        if embeddings.ndim != 2 or embeddings.shape[1] != self.not_tiles.shape[1]:
+            raise ValueError(f"embeddings of shape {embeddings.shape} do not fit this memory ({self.not_tiles.shape[1]})")
+        unit = unit_rows(_photo_centred(embeddings))
+        to_removed = (unit @ self.not_tiles.T).max(axis=1)
+        to_changed = (unit @ self.exemplars.T).max(axis=1) if self.changed_count else np.full(len(unit), -np.inf)
+        return (to_removed >= REMEMBERED_FROM) & (to_removed > to_changed)
+
     def adapt(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         """The probabilities ``probs`` (n, 53) of one photo's tiles, with each tile that is a near copy
         of a changed one read towards the tile the player set; ``embeddings`` (n, d) are the
         reader's, of every tile read on that photo."""
         probs = np.asarray(probs, np.float64)
-        if not len(self) or len(probs) < MIN_PHOTO_TILES:
+        if not self.changed_count or len(probs) < MIN_PHOTO_TILES:
             return probs
         if len(embeddings) != len(probs):
             raise ValueError(f"{len(embeddings)} embeddings for {len(probs)} tiles")
         return self._profile().adapt(probs, _photo_centred(embeddings), self.weight)
+
+
+def _last(rows: list[np.ndarray], dimension: int) -> np.ndarray:
+    """The last :data:`MAX_REMEMBERED` of ``rows`` as one (m, d) array (the oldest forgotten first)."""
+    kept = rows[max(0, len(rows) - MAX_REMEMBERED):]
+    return np.stack(kept) if kept else np.zeros((0, dimension))

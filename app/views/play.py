@@ -253,18 +253,20 @@ if table_problems:
 
 def set_table_rack(new: TableAndRack) -> None:
     changed = tile_profiles.corrections(table_rack, new)
-    if changed:
-        remember(changed)
+    removed = tile_profiles.removals(table_rack, new)
+    if changed or removed:
+        remember(changed, removed)
     if changed and session.get(tile_profiles.TEACH) and tile_profiles.active_name():
         teach(changed)
     replace_reading(reading.fixed_to(new))
 
 
-def remember(changed) -> None:
-    """Remember the photo tiles the player just changed for the session: later photos read a tile
-    that looks the same as the player set it (:mod:`vision.session_memory`)."""
+def remember(changed, removed) -> None:
+    """Remember the photo tiles the player just changed or removed for the session: later photos read
+    a tile that looks the same as the player set it, and flag a box like a removed one
+    (:mod:`vision.session_memory`)."""
     try:
-        tile_profiles.remember_in_session(session.get(SAMPLES, {}), changed)
+        tile_profiles.remember_in_session(session.get(SAMPLES, {}), changed, removed)
     except Exception:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
         log.warning("remembering the changed tiles failed", exc_info=True)
 
@@ -289,11 +291,17 @@ with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok o
         )
     memory = tile_profiles.remembered()
     if memory is not None:
-        st.caption(tr(
-            "Tiles you changed this session: {count}. In later photos a tile that looks the same is read as you set it.",
-            lang, count=len(memory),
-        ))
-        st.button(tr("Forget the tiles I changed", lang), key="play_forget_changes", on_click=tile_profiles.forget_session)
+        if memory.changed_count:
+            st.caption(tr(
+                "Tiles you changed this session: {count}. In later photos a tile that looks the same is read as you set it.",
+                lang, count=memory.changed_count,
+            ))
+        if memory.removed_count:
+            st.caption(tr(
+                "Tiles you removed this session: {count}. In later photos anything that looks the same is marked for you to check.",
+                lang, count=memory.removed_count,
+            ))
+        st.button(tr("Forget the tiles I changed or removed", lang), key="play_forget_changes", on_click=tile_profiles.forget_session)
     taught = session.get(TAUGHT)
     if taught:
         (st.success if taught[0] == "success" else st.warning)(ui.plain(taught[1]))
