@@ -184,3 +184,31 @@ def test_the_studys_decoding_flags_a_tile_as_the_app_does_counting_the_doubt_tha
     decoding = ep._decoding(replace(photo, seen=seen), photo.probs)
     assert decoding.uncertain == (True, False, False, False, False)
     assert ep._decoded(replace(photo, seen=seen), photo.probs).tolist() == [r6, r6, b7, k1, o2]  # labels unchanged
+
+
+def test_the_removal_study_keeps_the_non_tiles_the_gate_dropped_as_the_phantoms_of_real_photos():
+    """A dropped box on no tile is kept and counted a non-tile; a dropped box on a labelled tile (the
+    red 6, or one whose number is hidden) is not; a kept box matched to no tile is a non-tile too."""
+    from tests.synthetic_photos import seen_with_a_dropped_box
+
+    seen, _ = seen_with_a_dropped_box()
+    r5, r6 = (parse_tile(t).index for t in ("r5", "r6"))
+    kept, dropped = seen.detections.boxes, seen.dropped.boxes
+    on_nothing = ep._photo_of(seen, kept, [r5], "rack", np.zeros((0, 4), np.float32))
+    photo, non_tiles = ep.with_dropped_non_tiles(on_nothing)
+    assert len(photo.matched) == 2 and photo.matched.tolist() == [r5, -1] and non_tiles.tolist() == [False, True]
+    on_a_tile = ep._photo_of(seen, np.concatenate([kept, dropped]), [r5, r6], "rack", np.zeros((0, 4), np.float32))
+    photo, non_tiles = ep.with_dropped_non_tiles(on_a_tile)
+    assert len(photo.matched) == 1 and not non_tiles.any()
+    on_hidden = ep._photo_of(seen, kept, [r5], "rack", dropped)
+    photo, non_tiles = ep.with_dropped_non_tiles(on_hidden)
+    assert len(photo.matched) == 1 and not non_tiles.any()
+    phantom = ep._photo_of(seen, np.zeros((0, 4), np.float32), [], "rack", np.zeros((0, 4), np.float32))
+    assert ep.with_dropped_non_tiles(phantom)[1].tolist() == [True, True]
+
+
+def test_the_removal_study_draws_racks_and_tables_with_rack_ends_and_distractors():
+    recipe = ep.with_phantoms(ep.HELD_OUT_SETS["held-out-phone"])
+    assert recipe.rack_ends == 1.0 and recipe.distractors == (3, 8)
+    assert {k for k, _ in recipe.kinds} == {"closeup", "rack", "table"}
+    assert recipe.photo_sizes == ep.HELD_OUT_SETS["held-out-phone"].photo_sizes  # the test set's sizes kept

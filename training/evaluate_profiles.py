@@ -2,7 +2,7 @@
 
     python -m training.evaluate_profiles [--photos 10] [--seed 1] [--editions NAME ...] [--data PATH]
                                          [--skip-real] [--skip-synthetic] [--test-set NAME] [--json OUT.json]
-                                         [--gate-study | --retakes]
+                                         [--gate-study | --retakes | --removals]
 
 1. **Held-out editions** (:data:`datasets.synth.editions.HELD_OUT_EDITIONS`, kept out of all
    training; ``--editions`` takes any of the catalogue). Per edition, one calibration photo of its
@@ -39,6 +39,10 @@
    (:func:`session_memory`, as the Play page remembers every change; ``--memory-weights``: also
    heard at other weights), and beside the taught profile; each row also counts wrong tiles shown
    as sure and right tiles flagged; nothing else runs.
+7. ``--removals``: is a box the player removed as no tile flagged the next time the table is
+   photographed, and is any real tile (:func:`removal_study`)? Photos with rack ends and
+   distractors (:func:`with_phantoms`, sized as ``--test-set`` sizes them), no profile; the
+   non-tiles the gate dropped stand in for the phantoms of real photos; nothing else runs.
 
 No setting here is tuned on the figures reported: the shipped method's were chosen before (on
 ``--seed 0``); the reported figures are the default ``--seed 1``.
@@ -655,6 +659,94 @@ def retake_study(
             for name, t in totals.items()}
 
 
+def with_phantoms(recipe: SceneRecipe) -> SceneRecipe:
+    """``recipe``'s photos (sizes, editions) as racks, close-ups and tables with the rack's end caps and
+    three to eight distractors beside the tiles: where a phantom tile comes from."""
+    return replace(recipe, kinds=(("closeup", 0.4), ("rack", 0.3), ("table", 0.3)), distractors=(3, 8), rack_ends=1.0)
+
+
+def _non_tiles_dropped(photo: SeenPhoto) -> np.ndarray:
+    """Mask of the boxes the gate dropped from ``photo`` that lie on no tile, labelled or hidden (IoU
+    under 0.2 with each): the non-tiles the reader half believed."""
+    dropped = photo.seen.dropped if photo.seen is not None else Detections.empty()
+    tiles = np.concatenate([np.reshape(photo.truth_boxes, (-1, 4)), np.reshape(photo.hidden, (-1, 4))])
+    if not len(dropped) or not len(tiles):
+        return np.ones(len(dropped), bool)
+    return box_iou(dropped.boxes, tiles).max(axis=1) < 0.2
+
+
+def with_dropped_non_tiles(photo: SeenPhoto) -> tuple[SeenPhoto, np.ndarray]:
+    """``photo`` with the non-tiles the gate dropped (:func:`_non_tiles_dropped`) kept, as a phantom
+    tile is kept on the real photos of other editions, and the mask of its boxes that are non-tiles
+    (those and any non-tile the gate kept)."""
+    seen = photo.seen.keeping(_non_tiles_dropped(photo))
+    photo = _photo_of(seen, photo.truth_boxes, photo.truth, photo.kind, photo.hidden)
+    counted = np.ones(len(photo.matched), bool) if photo.counted is None else photo.counted
+    return photo, (photo.matched < 0) & counted
+
+
+def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, removed_from: Sequence[float] = ()) -> dict:
+    """Is a box the player removed as no tile flagged the next time the table is photographed, and
+    what else is?
+
+    Per photo (``recipe``'s with rack ends and distractors, :func:`with_phantoms`; the edition
+    ``kind``; no profile): the synthetic photos hardly ever keep a non-tile as a tile, so the
+    non-tiles the gate dropped are kept as well, standing in for the phantoms of real photos
+    (:func:`with_dropped_non_tiles`). The player corrects every misread and removes every non-tile,
+    through the Play page's own code (:func:`app.tile_profiles.remember`, so a second box on a tile
+    is not remembered); the table is photographed again (:func:`photographed_again`). Counted on the
+    retaken photo, so kept too: non-tiles, those flagged as like a removed box, those shown as sure
+    by the reading with the changes remembered only and with the removals too; and on the retaken
+    photo as the app reads it (the gate's non-tiles left out): real tiles flagged as like a removed
+    box, right tiles flagged and wrong tiles shown as sure with the changes only and with the
+    removals too. With ``removed_from``, also the non-tiles and the real tiles flagged as like a
+    removed box from each of these cosines (:attr:`SessionMemory.removed_from`).
+    """
+    from app.tile_profiles import remember
+
+    rng = np.random.default_rng(seed)
+    total: Counter = Counter()
+    for _ in range(count):
+        scene = test_scene(kind, rng, recipe=with_phantoms(recipe))
+        first, first_non_tiles = with_dropped_non_tiles(_scene_photo(scene))
+        if not len(first.embeddings):
+            continue
+        labels = _decoded(first, first.probs)
+        samples = {"photo": [TileSample(Tile.from_index(int(k)), first.seen.views[:, j], first.embeddings[j],
+                                        tuple(float(v) for v in first.detections.boxes[j])) for j, k in enumerate(labels)]}
+        changed = [(("photo", j), Tile.from_index(true)) for j, true in _misread(first, labels)]
+        removed = [("photo", int(j)) for j in np.flatnonzero(first_non_tiles)]
+        changes_only = remember(SessionMemory(), samples, changed)
+        memory = remember(SessionMemory(), samples, changed, removed)
+        total.update(removed=len(removed), remembered_removed=memory.removed_count)
+        again_as_read = _scene_photo(photographed_again(scene, rng))
+        again, non_tiles = with_dropped_non_tiles(again_as_read)
+        if len(again.embeddings):
+            like_removed = memory.looks_removed(again.embeddings)
+            total.update(non_tiles=int(non_tiles.sum()), non_tiles_flagged_as_removed=int((like_removed & non_tiles).sum()))
+            for c in removed_from:
+                total[f"non_tiles_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(again.embeddings) & non_tiles).sum())
+            for name, remembered in (("changes", changes_only), ("removals", memory)):
+                uncertain = np.array(_decoding(again, remembered.adapt(again.probs, again.embeddings)).uncertain, bool)
+                uncertain |= remembered.looks_removed(again.embeddings)
+                total[f"non_tiles_shown_sure_{name}"] += int((~uncertain & non_tiles).sum())
+        photo = again_as_read
+        if not len(photo.embeddings):
+            continue
+        tiles = photo.matched >= 0
+        total.update(tiles=int(tiles.sum()), tiles_flagged_as_removed=int((memory.looks_removed(photo.embeddings) & tiles).sum()))
+        for c in removed_from:
+            total[f"tiles_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(photo.embeddings) & tiles).sum())
+        for name, remembered in (("changes", changes_only), ("removals", memory)):
+            decoding = _decoding(photo, remembered.adapt(photo.probs, photo.embeddings))
+            read_as = np.array(decoding.labels, int)
+            flagged = np.array(decoding.uncertain, bool) | remembered.looks_removed(photo.embeddings)
+            right = tiles & (read_as == photo.matched)
+            total[f"right_flagged_{name}"] += int((flagged & right).sum())
+            total[f"wrong_shown_sure_{name}"] += int((~flagged & tiles & ~right).sum())
+    return dict(total)
+
+
 def gate_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe) -> list[GateBox]:
     """Every box of ``count`` test photos of ``kind``, with one calibration photo's profile: kept
     or dropped by the gate, on a tile or not, its cosine to the profile's nearest class mean and
@@ -743,6 +835,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the full report here")
     parser.add_argument("--gate-study", action="store_true", help="only the study of the boxes the gate drops (5.)")
     parser.add_argument("--retakes", action="store_true", help="only the study of corrections on tables photographed again (6.)")
+    parser.add_argument("--removals", action="store_true", help="only the study of removed boxes on tables photographed again (7.)")
+    parser.add_argument("--removed-from", nargs="*", type=float, default=[],
+                        help="with --removals: also each of these cosines from which a box is like a removed one")
     parser.add_argument("--memory-weights", nargs="*", type=float, default=[],
                         help="with --retakes: also the session's memory mixed in at each of these weights")
     parser.add_argument("--remembered-from", nargs="*", type=float, default=[],
@@ -757,6 +852,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                       f"read wrong {t['wrong']}, of a class corrected in that photo {t['wrong_of_corrected_classes']} "
                       f"(corrections made {t['corrected']}); wrong shown as sure {t['wrong_shown_sure']}, "
                       f"right flagged {t['right_flagged']}")
+        return 0
+    if args.removals:
+        for kind in args.editions:
+            t = removal_study(kind, args.seed * 100 + _edition_number(kind), args.photos, HELD_OUT_SETS[args.test_set],
+                              args.removed_from)
+            print(f"{kind.name}: removed {t.get('removed', 0)} non-tiles ({t.get('remembered_removed', 0)} remembered); "
+                  f"on the retaken photos non-tiles {t.get('non_tiles', 0)}, flagged as like a removed box "
+                  f"{t.get('non_tiles_flagged_as_removed', 0)}, shown as sure {t.get('non_tiles_shown_sure_changes', 0)} "
+                  f"-> {t.get('non_tiles_shown_sure_removals', 0)}; tiles {t.get('tiles', 0)}, flagged as like a removed box "
+                  f"{t.get('tiles_flagged_as_removed', 0)}, right flagged {t.get('right_flagged_changes', 0)} -> "
+                  f"{t.get('right_flagged_removals', 0)}, wrong shown as sure {t.get('wrong_shown_sure_changes', 0)} -> "
+                  f"{t.get('wrong_shown_sure_removals', 0)}")
+            for c in args.removed_from:
+                print(f"{kind.name}: from cosine {c:g}, flagged as like a removed box: non-tiles "
+                      f"{t.get(f'non_tiles_flagged_from_{c:g}', 0)}, tiles {t.get(f'tiles_flagged_from_{c:g}', 0)}")
         return 0
     if args.gate_study:
         print(f"the profile vouches for a dropped box at P(tile) >= {VOUCH_TILE_PROB} and cosine >= {VOUCH_RECOGNISED}")

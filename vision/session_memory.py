@@ -40,11 +40,12 @@ is remembered as no tile").
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from solver.tiles import NUM_KINDS, Tile
+from vision.detections import box_overlap
 from vision.profiles import REMEMBERED_FROM, WEIGHT, TileProfile, unit_rows
 
 __all__ = ["SessionMemory", "MIN_PHOTO_TILES", "MAX_REMEMBERED", "lying_apart"]
@@ -53,6 +54,9 @@ __all__ = ["SessionMemory", "MIN_PHOTO_TILES", "MAX_REMEMBERED", "lying_apart"]
 #: it is not remembered, and the memory does not read it (two tiles less their mean are each
 #: other's mirror image).
 MIN_PHOTO_TILES = 5
+#: A removed box overlapping a box that stays by this share of the smaller of the two is the
+#: detector's second box on that tile (:func:`lying_apart`).
+SAME_TILE_OVERLAP = 0.5
 #: Changes remembered at most; the oldest is forgotten first (a session of a whole evening's games).
 MAX_REMEMBERED = 200
 
@@ -65,27 +69,15 @@ def _photo_centred(embeddings: np.ndarray) -> np.ndarray:
 
 def lying_apart(boxes: np.ndarray, removed: Sequence[int]) -> list[int]:
     """The ``removed`` boxes (indices into ``boxes``, (n, 4) x1 y1 x2 y2 of one photo) that do not lie
-    for the most part on a box that stays: half of the smaller of the two or more overlapping is a
-    second box on one tile (the detector's double), which says nothing about what is no tile."""
+    for the most part on a box that stays: half of the smaller of the two or more overlapping
+    (:func:`vision.detections.box_overlap`) is a second box on one tile (the detector's double),
+    which says nothing about what is no tile."""
     boxes = np.asarray(boxes, np.float64).reshape(-1, 4)
-    gone = set(removed)
-    stays = [i for i in range(len(boxes)) if i not in gone]
-    apart = []
-    for index in removed:
-        box = boxes[index]
-        if stays:
-            other = boxes[stays]
-            width = np.clip(np.minimum(box[2], other[:, 2]) - np.maximum(box[0], other[:, 0]), 0, None)
-            height = np.clip(np.minimum(box[3], other[:, 3]) - np.maximum(box[1], other[:, 1]), 0, None)
-            areas = np.minimum(_area(box[None]), _area(other))
-            if np.any(width * height >= 0.5 * np.maximum(areas, 1e-9)):
-                continue
-        apart.append(index)
-    return apart
-
-
-def _area(boxes: np.ndarray) -> np.ndarray:
-    return np.clip(boxes[:, 2] - boxes[:, 0], 0, None) * np.clip(boxes[:, 3] - boxes[:, 1], 0, None)
+    stays = np.setdiff1d(np.arange(len(boxes)), list(removed))
+    if not len(stays):
+        return list(removed)
+    on_a_tile = box_overlap(boxes[list(removed)], boxes[stays]).max(axis=1) >= SAME_TILE_OVERLAP
+    return [index for index, lies_on in zip(removed, on_a_tile) if not lies_on]
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,6 +96,8 @@ class SessionMemory:
     #: (r, d) the boxes the player removed (*Remove*: no tile there), photo-centred and unit: a near
     #: copy in a later photo is flagged, never dropped (:meth:`looks_removed`).
     not_tiles: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    #: The cosine from which a box is a near copy of a removed one (:meth:`looks_removed`).
+    removed_from: float = REMEMBERED_FROM
 
     def __len__(self) -> int:
         return self.changed_count + self.removed_count
@@ -157,9 +151,9 @@ class SessionMemory:
             forget(centred[index])
             not_tiles.append(centred[index])
         d = embeddings.shape[1]
-        return SessionMemory(
-            _last(exemplars, d), np.array(labels[max(0, len(labels) - MAX_REMEMBERED):], int), self.weight,
-            _last(not_tiles, d),
+        return replace(
+            self, exemplars=_last(exemplars, d), labels=np.array(labels[max(0, len(labels) - MAX_REMEMBERED):], int),
+            not_tiles=_last(not_tiles, d),
         )
 
     def _profile(self) -> TileProfile:
@@ -185,8 +179,8 @@ class SessionMemory:
         return heard
 
     def looks_removed(self, embeddings: np.ndarray) -> np.ndarray:
-        """(n,) bool per box of one photo: a near copy (cosine :data:`vision.profiles.REMEMBERED_FROM`
-        or more, photo-centred) of a box the player removed, and nearer to it than to every changed
+        """(n,) bool per box of one photo: a near copy (cosine :attr:`removed_from` or more,
+        photo-centred) of a box the player removed, and nearer to it than to every changed
         tile. Such a box is flagged for the player to check, never dropped: the player may have
         removed a real tile that was not theirs, and a dropped tile is lost without a word."""
         embeddings = np.asarray(embeddings, np.float64)
@@ -197,7 +191,7 @@ class SessionMemory:
         unit = unit_rows(_photo_centred(embeddings))
         to_removed = (unit @ self.not_tiles.T).max(axis=1)
         to_changed = (unit @ self.exemplars.T).max(axis=1) if self.changed_count else np.full(len(unit), -np.inf)
-        return (to_removed >= REMEMBERED_FROM) & (to_removed > to_changed)
+        return (to_removed >= self.removed_from) & (to_removed > to_changed)
 
     def adapt(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         """The probabilities ``probs`` (n, 53) of one photo's tiles, with each tile that is a near copy
