@@ -188,7 +188,8 @@ def test_the_studys_decoding_flags_a_tile_as_the_app_does_counting_the_doubt_tha
 
 def test_the_removal_study_keeps_the_non_tiles_the_gate_dropped_as_the_phantoms_of_real_photos():
     """A dropped box on no tile is kept and counted a non-tile; a dropped box on a labelled tile (the
-    red 6, or one whose number is hidden) is not; a kept box matched to no tile is a non-tile too."""
+    red 6, or one whose number is hidden) is not; a kept box on no tile is a non-tile too, a kept box
+    lying loosely on a tile is not."""
     from tests.synthetic_photos import seen_with_a_dropped_box
 
     seen, _ = seen_with_a_dropped_box()
@@ -205,6 +206,9 @@ def test_the_removal_study_keeps_the_non_tiles_the_gate_dropped_as_the_phantoms_
     assert len(photo.matched) == 1 and not non_tiles.any()
     phantom = ep._photo_of(seen, np.zeros((0, 4), np.float32), [], "rack", np.zeros((0, 4), np.float32))
     assert ep.with_dropped_non_tiles(phantom)[1].tolist() == [True, True]
+    loose = kept + np.array([[20, 0, 20, 0]], np.float32)  # the kept box lies half on its tile: matched to none
+    photo, non_tiles = ep.with_dropped_non_tiles(ep._photo_of(seen, loose, [r5], "rack", np.zeros((0, 4), np.float32)))
+    assert photo.matched.tolist()[0] == -1 and not non_tiles[0]  # a loose box on a tile is no phantom
 
 
 def test_the_removal_study_draws_racks_and_tables_with_rack_ends_and_distractors():

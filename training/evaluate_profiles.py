@@ -665,24 +665,23 @@ def with_phantoms(recipe: SceneRecipe) -> SceneRecipe:
     return replace(recipe, kinds=(("closeup", 0.4), ("rack", 0.3), ("table", 0.3)), distractors=(3, 8), rack_ends=1.0)
 
 
-def _non_tiles_dropped(photo: SeenPhoto) -> np.ndarray:
-    """Mask of the boxes the gate dropped from ``photo`` that lie on no tile, labelled or hidden (IoU
-    under 0.2 with each): the non-tiles the reader half believed."""
-    dropped = photo.seen.dropped if photo.seen is not None else Detections.empty()
+def _on_no_tile(boxes: np.ndarray, photo: SeenPhoto) -> np.ndarray:
+    """Mask of ``boxes`` that lie on no tile of ``photo``, labelled or hidden (IoU under 0.2 with
+    each): a box on a tile that matches none (a loose or second box on it) is no phantom."""
     tiles = np.concatenate([np.reshape(photo.truth_boxes, (-1, 4)), np.reshape(photo.hidden, (-1, 4))])
-    if not len(dropped) or not len(tiles):
-        return np.ones(len(dropped), bool)
-    return box_iou(dropped.boxes, tiles).max(axis=1) < 0.2
+    if not len(boxes) or not len(tiles):
+        return np.ones(len(boxes), bool)
+    return box_iou(boxes, tiles).max(axis=1) < 0.2
 
 
 def with_dropped_non_tiles(photo: SeenPhoto) -> tuple[SeenPhoto, np.ndarray]:
-    """``photo`` with the non-tiles the gate dropped (:func:`_non_tiles_dropped`) kept, as a phantom
-    tile is kept on the real photos of other editions, and the mask of its boxes that are non-tiles
-    (those and any non-tile the gate kept)."""
-    seen = photo.seen.keeping(_non_tiles_dropped(photo))
+    """``photo`` with the boxes the gate dropped that lie on no tile (:func:`_on_no_tile`) kept, as a
+    phantom tile is kept on the real photos of other editions, and the mask of its boxes that lie on
+    no tile (those, and any the gate kept)."""
+    dropped = photo.seen.dropped if photo.seen is not None else Detections.empty()
+    seen = photo.seen.keeping(_on_no_tile(dropped.boxes, photo))
     photo = _photo_of(seen, photo.truth_boxes, photo.truth, photo.kind, photo.hidden)
-    counted = np.ones(len(photo.matched), bool) if photo.counted is None else photo.counted
-    return photo, (photo.matched < 0) & counted
+    return photo, _on_no_tile(photo.detections.boxes, photo)
 
 
 def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, removed_from: Sequence[float] = ()) -> dict:
