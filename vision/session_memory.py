@@ -28,8 +28,8 @@ the player set it, flagged (the mix gives it about 0.7).
 **A box the player removed is remembered as no tile.** A phantom tile (the end of a rack, a knot
 in the wood, a key of a keyboard beside the table) is there again in every photo of the same
 table, and read as a tile again, at times surely. A box the player removes is kept as its
-photo-centred unit embedding, and a box of a later photo that is a near copy of one (the same
-cosine, nearer to it than to every changed tile) is flagged with a note that says why; it is
+photo-centred unit embedding, and a box of a later photo that is a near copy of one (cosine
+:data:`REMOVED_FROM` or more, and nearer to it than to every changed tile) is flagged with a note that says why; it is
 never dropped, since the player may have removed a real tile that was not theirs (a dropped tile
 is lost without a word). A removed box lying on a box that stays (:func:`lying_apart`) is the
 detector's second box on one tile and is not remembered. Measured by photographing a table
@@ -48,7 +48,7 @@ from solver.tiles import NUM_KINDS, Tile
 from vision.detections import box_overlap
 from vision.profiles import REMEMBERED_FROM, WEIGHT, TileProfile, unit_rows
 
-__all__ = ["SessionMemory", "MIN_PHOTO_TILES", "MAX_REMEMBERED", "lying_apart"]
+__all__ = ["SessionMemory", "MIN_PHOTO_TILES", "MAX_REMEMBERED", "REMOVED_FROM", "lying_apart"]
 
 #: A photo with fewer tiles says too little about its own light to be its centre: a change made on
 #: it is not remembered, and the memory does not read it (two tiles less their mean are each
@@ -57,6 +57,14 @@ MIN_PHOTO_TILES = 5
 #: A removed box overlapping a box that stays by this share of the smaller of the two is the
 #: detector's second box on that tile (:func:`lying_apart`).
 SAME_TILE_OVERLAP = 0.5
+#: The cosine (photo-centred) from which a box is a near copy of one the player removed. Chosen on
+#: the edition kept for choosing, tables with rack ends and distractors photographed again (``python
+#: -m training.evaluate_profiles --removals --editions selection-heavy --seed S --test-set T
+#: --removed-from 0.75 0.8 0.85 0.9 0.95``; seeds 0 and 2 at phone resolution and small, 3 and 4
+#: small; 12 photos each): of 88 non-tiles on the retaken photos (some new to them) 70, 69, **62**,
+#: 52, 37 flagged; of 2,013 real tiles 6, 2, **0**, 0, 0. Lower than a change's
+#: :data:`vision.profiles.REMEMBERED_FROM`, since a flag costs a look, not a reading.
+REMOVED_FROM = 0.85
 #: Changes remembered at most; the oldest is forgotten first (a session of a whole evening's games).
 MAX_REMEMBERED = 200
 
@@ -97,7 +105,7 @@ class SessionMemory:
     #: copy in a later photo is flagged, never dropped (:meth:`looks_removed`).
     not_tiles: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     #: The cosine from which a box is a near copy of a removed one (:meth:`looks_removed`).
-    removed_from: float = REMEMBERED_FROM
+    removed_from: float = REMOVED_FROM
 
     def __len__(self) -> int:
         return self.changed_count + self.removed_count
