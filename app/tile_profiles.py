@@ -8,12 +8,14 @@ photo does not reload it. :func:`corrections` is pure: what the player changed o
 Every tile the player changes on a photo is also remembered for the session, profile or none
 (:data:`MEMORY`, a :class:`vision.session_memory.SessionMemory`; :func:`remember` is pure), and
 every photo read later in the session reads a near copy of it as the player set it. A box the
-player removes is remembered too (:func:`removals`), as no tile: a near copy of it in a later photo
-is flagged for the player to check.
+player removes is remembered too (:func:`removals`; on the Score page, a read tile taken out of a
+rack's typed line, :func:`taken_out`), as no tile: a near copy of it in a later photo is flagged
+for the player to check.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -23,7 +25,7 @@ from solver.tiles import Tile
 from vision.profiles import TileProfile, TileSample
 from vision.session_memory import SessionMemory, lying_apart
 
-from .editing import TableAndRack
+from .editing import Chip, TableAndRack
 from .profile_store import CORRECTION, ProfileError, ProfileStore, StoredProfile
 
 #: Session key (and widget key on the My tiles page) of the chosen profile's name; "" for none.
@@ -75,6 +77,19 @@ def removals(old: TableAndRack, new: TableAndRack) -> tuple[tuple[str, int], ...
     """Photo tiles the player removed between ``old`` and ``new`` (*Remove*; a moved tile stays): their sample keys."""
     kept = {c.sample for c in _chips(new)}
     return tuple(c.sample for c in _chips(old) if c.sample is not None and c.sample not in kept)
+
+
+def taken_out(chips: Sequence[Chip], typed: Sequence[Tile]) -> tuple[tuple[str, int], ...]:
+    """Photo tiles of a rack read from a photo that the scorekeeper took out of its typed line (the
+    Score page: a phantom joker deleted): their sample keys. Only what is surely a removal counts:
+    the line must hold nothing the photo was not read as (else a tile may have been changed, not
+    taken out), and a tile counts only when none of its kind is left (which of two read copies was
+    taken out is not known). A line emptied says nothing of its tiles (the photo of another rack,
+    say)."""
+    read, left = Counter(c.tile for c in chips), Counter(typed)
+    if not left or left - read:
+        return ()
+    return tuple(c.sample for c in chips if c.sample is not None and left[c.tile] == 0)
 
 
 def _chips(table_rack: TableAndRack):
@@ -157,5 +172,5 @@ def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) 
 
 __all__ = [
     "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "corrections", "forget_session", "remember", "removals",
-    "remember_in_session", "remembered", "store", "teach", "teach_profile",
+    "remember_in_session", "remembered", "store", "taken_out", "teach", "teach_profile",
 ]

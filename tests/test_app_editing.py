@@ -89,3 +89,19 @@ def test_what_the_player_changed_and_removed_is_found_by_photo_tile_and_a_move_i
     assert removals(photo, removed) == (("rack", 0),) and corrections(photo, removed) == ()
     gone = remove_tile(remove_tile(remove_tile(photo, (0, 0)), (0, 0)), (0, 0))  # the meld disappears
     assert removals(photo, gone) == (("table", 0), ("table", 1), ("table", 2))
+
+
+def test_a_tile_is_taken_out_of_a_racks_typed_line_only_when_that_is_sure():
+    """``app.tile_profiles.taken_out`` (the Score page): a read tile deleted from the line is taken
+    out; a tile changed in the line, or one of two copies deleted, is not known to be."""
+    from app.tile_profiles import taken_out
+
+    read = [Chip(parse_tile(n), sample=("rack", i)) for i, n in enumerate(("r7", "r7", "b2", "j", "k9"))]
+    typed = parse_tiles
+    assert taken_out(read, typed("r7 r7 b2 k9")) == (("rack", 3),)  # the phantom joker deleted
+    assert taken_out(read, typed("r7 r7 b2 j k9")) == ()  # nothing deleted
+    assert taken_out(read, typed("r7 b2 k9")) == (("rack", 3),)  # which red 7 went is not known
+    assert taken_out(read, typed("r7 r7 b2 k9 o4")) == ()  # a tile typed that was not read: changed, maybe
+    assert taken_out(read, typed("r7 r7 b3 k9")) == ()  # the b2 changed to b3 and the joker gone: unclear
+    assert taken_out(read, typed("")) == ()  # a line emptied: another rack's photo, say
+    assert taken_out([Chip(parse_tile("j")), Chip(parse_tile("k1"), sample=("rack", 1))], typed("k1")) == ()  # a typed tile has no photo tile

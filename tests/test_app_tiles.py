@@ -150,7 +150,8 @@ def test_saved_profiles_are_listed_chosen_and_deleted_and_a_damaged_file_is_a_wa
 # --- the profile on the Play page -------------------------------------------------------------------
 
 
-def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memories: list | None = None):
+def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memories: list | None = None,
+                rack: tuple[str, ...] = ("r7",)):
     """vision.read (reading ``table`` on a table photo), vision.annotate and the model check
     replaced; returns the profiles each read got (and puts the session memories in ``memories``)."""
     import vision
@@ -163,7 +164,7 @@ def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memori
         profiles.append(options.get("profile"))
         if memories is not None:
             memories.append(options.get("memory"))
-        names = table if kind == "table" else ("r7",)
+        names = table if kind == "table" else rack
         embeddings = np.stack([_sample(parse_tile(n), i).embedding for i, n in enumerate(names)])
         memory = options.get("memory")
         heard = memory.heard(embeddings) if memory is not None else [-1] * len(names)
@@ -173,7 +174,7 @@ def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memori
             for n, h, r in zip(names, heard, removed)
         )
         samples = tuple(_sample(t.tile, i) for i, t in enumerate(tiles))
-        return Reading(tiles, (tuple(range(len(tiles))),) if kind == "table" else (), kind=ReadingKind(kind), samples=samples)
+        return Reading(tiles, (tuple(range(len(tiles))),), kind=ReadingKind(kind), samples=samples)
 
     monkeypatch.setattr(vision, "read", read, raising=False)
     monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.zeros((20, 30, 3), np.uint8), raising=False)
@@ -338,3 +339,34 @@ def test_a_change_that_cannot_be_remembered_still_applies(monkeypatch):
     _change_first_tile_to_joker(at)
     assert "Tiles you changed this session" not in " ".join(c.value for c in at.caption)
     assert 'class="rk-tile rk-joker rk-edited"' in all_markdown(at)  # the fix applied
+
+
+def test_a_tile_taken_out_of_a_read_racks_line_on_score_is_remembered_and_marked_in_the_next_rack(monkeypatch):
+    """The scorekeeper deletes the phantom joker from Bob's read rack and scores the round: Cara's
+    rack photo, read next, marks the box like it for checking; the page warns before scoring."""
+    from tests.test_app_score import by_suffix, new_game
+
+    memories = []
+    _reader_spy(monkeypatch, memories=memories, rack=("r7", "r8", "r9", "k1", "k2", "j"))
+    at = new_game(start_app("score"), "Ann", "Bob", "Cara")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("bob.png", _png(90), "image/png")).run()
+    by_suffix(at.button, "_read_1").click().run()
+    assert by_suffix(at.text_input, "_rack_1").value == "r7 r8 r9 k1 k2 j" and memories == [None]
+    by_suffix(at.text_input, "_rack_1").set_value("r7 r8 r9 k1 k2").run()  # no joker there: the rack's end
+    by_suffix(at.file_uploader, "_photo_2_upload").set_value(("cara.png", _png(91), "image/png")).run()
+    by_suffix(at.button, "_read_2").click().run()
+    assert not at.exception, at.exception
+    memory = memories[-1]
+    assert memory is not None and (memory.changed_count, memory.removed_count) == (0, 1)
+    assert 'title="joker — unsure; looks like one you removed earlier: remove it too if it is no tile"' in all_markdown(at)
+    assert "The camera was unsure of joker" in " ".join(w.value for w in at.warning)
+    by_suffix(at.text_input, "_rack_2").set_value("r7 r8 r9 k1 k2").run()
+    by_suffix(at.button, "_score").click().run()
+    assert not at.exception, at.exception
+    from app.tile_profiles import MEMORY
+
+    scored = at.session_state[MEMORY]
+    assert scored is not memory and scored.removed_count == 1  # Cara's is the very box Bob's was (the stand-in reads both alike)
+    by_suffix(at.button, "_score").click().run()
+    assert at.session_state[MEMORY] is scored  # each tile taken out is remembered once, not at every press

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import html
+import logging
 from dataclasses import dataclass
 
 import pandas as pd
 import streamlit as st
 
 from app import components as ui
-from app import session
+from app import session, tile_profiles
 from app.codec import describe_outcome, score_sheet_csv
 from app.photo_reading import PhotoError
 from app.photos import photo_notes, read_ahead, read_upload, unsure_rack_note
@@ -22,6 +23,8 @@ from solver.rules import UnmeldedScoring
 from solver.scoring import PlayerRack, PoolExhausted, RoundResult, ScoringError, WentOut, score_round
 from solver.tiles import NotationError, format_tiles, parse_tiles
 from vision.reading import ReadingKind
+
+log = logging.getLogger(__name__)
 
 GAME = "score_game_id"
 GAME_PICKER = "score_game"
@@ -126,6 +129,29 @@ ending = st.radio(
     format_func=lambda v: tr("pool exhausted", lang) if v == POOL else ui.plain(tr("{player} went out", lang, player=v)),
 )
 
+def remember_taken_out() -> None:
+    """Remember for the session the tiles the scorekeeper took out of the typed line of a rack read
+    from a photo (a phantom joker deleted), as the Play page remembers a removed tile: a later photo
+    (another player's rack, the next round's) marks a near copy for checking. Each tile once."""
+    for i, player in enumerate(game.players):
+        read = st.session_state.get(f"{form}_read_{i}_result")
+        if player == ending or not read:
+            continue
+        try:
+            typed = parse_tiles(st.session_state.get(f"{form}_rack_{i}", ""))
+        except NotationError:
+            continue
+        done = st.session_state.get(f"{form}_read_{i}_taken", frozenset())
+        taken = [key for key in tile_profiles.taken_out(read[1], typed) if key not in done]
+        if not taken:
+            continue
+        try:
+            tile_profiles.remember_in_session({ReadingKind.RACK.value: read[4]}, [], taken)
+        except Exception:  # noqa: BLE001 - scoring must go on; the log keeps the reason
+            log.warning("remembering the tiles taken out of a rack failed", exc_info=True)
+        st.session_state[f"{form}_read_{i}_taken"] = done | set(taken)
+
+
 for i, player in enumerate(game.players):
     if player == ending:
         continue
@@ -139,6 +165,7 @@ for i, player in enumerate(game.players):
         photo = ui.photo_input(tr("or a photo of the rack", lang), f"{form}_photo_{i}", lang)
         read_ahead(photo, ReadingKind.RACK, game.rules, lang)  # app/photo_prefetch.py
         if photo is not None and st.button(tr("Read the photo", lang), key=f"{form}_read_{i}"):
+            remember_taken_out()  # a phantom taken out of another rack's line is looked for in this photo
             try:
                 with st.spinner(tr("Reading the rack…", lang)):
                     reading = read_upload(photo, ReadingKind.RACK, game.rules, lang)
@@ -150,8 +177,9 @@ for i, player in enumerate(game.players):
                     st.warning(tr("No tiles found on the photo. Type them instead.", lang))
                 else:
                     st.session_state[f"{form}_read_{i}_result"] = (
-                        reading.annotated_jpeg, tuple(chips), reading.doubtful, reading.tile_px,
+                        reading.annotated_jpeg, tuple(chips), reading.doubtful, reading.tile_px, reading.samples,
                     )
+                    st.session_state.pop(f"{form}_read_{i}_taken", None)
                     st.session_state[f"{form}_read_{i}_fresh"] = True
                     st.rerun()
         if read:
@@ -191,6 +219,7 @@ def racks_from_form() -> tuple[PlayerRack, ...]:
 
 c1, c2 = st.columns(2)
 if c1.button(tr("Score the round", lang), type="primary", key=f"{form}_score"):
+    remember_taken_out()
     try:
         racks = racks_from_form()
         outcome = PoolExhausted() if ending == POOL else WentOut(ending)
