@@ -216,3 +216,21 @@ def test_the_removal_study_draws_racks_and_tables_with_rack_ends_and_distractors
     assert recipe.rack_ends == 1.0 and recipe.distractors == (3, 8)
     assert {k for k, _ in recipe.kinds} == {"closeup", "rack", "table"}
     assert recipe.photo_sizes == ep.HELD_OUT_SETS["held-out-phone"].photo_sizes  # the test set's sizes kept
+
+
+def test_the_removal_study_reads_a_photo_as_the_app_does_with_the_sessions_memory():
+    """A box like a removed one keeps its reading and is flagged; a photo with no record of its
+    boxes has only the boxes it kept to count."""
+    from dataclasses import replace
+
+    from vision.session_memory import SessionMemory
+
+    r5, r6, b7, k1, o2 = (parse_tile(t).index for t in ("r5", "r6", "b7", "k1", "o2"))
+    looks = np.random.default_rng(6).normal(0, 1, (5, 4)) + 20.0
+    photo = replace(_photo([r5, r6, b7, k1, o2], [r5, r6, b7, k1, o2]), embeddings=looks)
+    memory = SessionMemory().remembering(looks, [], removed=[4])
+    labels, flagged = ep._read_with_memory(photo, memory)
+    assert labels.tolist() == [r5, r6, b7, k1, o2] and flagged.tolist() == [False] * 4 + [True]
+    assert ep._read_with_memory(photo, SessionMemory())[1].tolist() == [False] * 5
+    kept, non_tiles = ep.with_dropped_non_tiles(replace(photo, truth_boxes=photo.detections.boxes[:4], hidden=np.zeros((0, 4))))
+    assert kept is not None and non_tiles.tolist() == [False] * 4 + [True]

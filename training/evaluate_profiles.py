@@ -678,10 +678,17 @@ def with_dropped_non_tiles(photo: SeenPhoto) -> tuple[SeenPhoto, np.ndarray]:
     """``photo`` with the boxes the gate dropped that lie on no tile (:func:`_on_no_tile`) kept, as a
     phantom tile is kept on the real photos of other editions, and the mask of its boxes that lie on
     no tile (those, and any the gate kept)."""
-    dropped = photo.seen.dropped if photo.seen is not None else Detections.empty()
-    seen = photo.seen.keeping(_on_no_tile(dropped.boxes, photo))
-    photo = _photo_of(seen, photo.truth_boxes, photo.truth, photo.kind, photo.hidden)
+    if photo.seen is not None:
+        seen = photo.seen.keeping(_on_no_tile(photo.seen.dropped.boxes, photo))
+        photo = _photo_of(seen, photo.truth_boxes, photo.truth, photo.kind, photo.hidden)
     return photo, _on_no_tile(photo.detections.boxes, photo)
+
+
+def _read_with_memory(photo: SeenPhoto, memory: SessionMemory) -> tuple[np.ndarray, np.ndarray]:
+    """(labels, flagged) per detection of ``photo`` as :func:`vision.read` reads it with the session's
+    ``memory``: the changes heard, and a box like a removed one flagged."""
+    decoding = _decoding(photo, memory.adapt(photo.probs, photo.embeddings))
+    return np.array(decoding.labels, int), np.array(decoding.uncertain, bool) | memory.looks_removed(photo.embeddings)
 
 
 def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, removed_from: Sequence[float] = ()) -> dict:
@@ -726,9 +733,7 @@ def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, rem
             for c in removed_from:
                 total[f"non_tiles_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(again.embeddings) & non_tiles).sum())
             for name, remembered in (("changes", changes_only), ("removals", memory)):
-                uncertain = np.array(_decoding(again, remembered.adapt(again.probs, again.embeddings)).uncertain, bool)
-                uncertain |= remembered.looks_removed(again.embeddings)
-                total[f"non_tiles_shown_sure_{name}"] += int((~uncertain & non_tiles).sum())
+                total[f"non_tiles_shown_sure_{name}"] += int((~_read_with_memory(again, remembered)[1] & non_tiles).sum())
         photo = again_as_read
         if not len(photo.embeddings):
             continue
@@ -737,9 +742,7 @@ def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, rem
         for c in removed_from:
             total[f"tiles_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(photo.embeddings) & tiles).sum())
         for name, remembered in (("changes", changes_only), ("removals", memory)):
-            decoding = _decoding(photo, remembered.adapt(photo.probs, photo.embeddings))
-            read_as = np.array(decoding.labels, int)
-            flagged = np.array(decoding.uncertain, bool) | remembered.looks_removed(photo.embeddings)
+            read_as, flagged = _read_with_memory(photo, remembered)
             right = tiles & (read_as == photo.matched)
             total[f"right_flagged_{name}"] += int((flagged & right).sum())
             total[f"wrong_shown_sure_{name}"] += int((~flagged & tiles & ~right).sum())
