@@ -268,7 +268,7 @@ def remember(changed, removed) -> None:
     try:
         tile_profiles.remember_in_session(session.get(SAMPLES, {}), changed, removed)
     except Exception:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
-        log.warning("remembering the changed tiles failed", exc_info=True)
+        log.warning("remembering the changed or removed tiles failed", exc_info=True)
 
 
 def teach(changed) -> None:
