@@ -234,3 +234,26 @@ def test_the_removal_study_reads_a_photo_as_the_app_does_with_the_sessions_memor
     assert ep._read_with_memory(photo, SessionMemory())[1].tolist() == [False] * 5
     kept, non_tiles = ep.with_dropped_non_tiles(replace(photo, truth_boxes=photo.detections.boxes[:4], hidden=np.zeros((0, 4))))
     assert kept is not None and non_tiles.tolist() == [False] * 4 + [True]
+
+
+def test_a_table_photographed_again_keeps_its_distractors_in_order_and_moves_them_with_it():
+    from dataclasses import replace
+
+    from datasets.synth.scenes import Scene
+
+    image = np.full((300, 400, 3), 60, np.uint8)
+    image[40:80, 30:90] = 250  # a coin, say
+    scene = replace(Scene(image, (), (), "table"), distractors=((30.0, 40.0, 90.0, 80.0), (300.0, 200.0, 340.0, 260.0)))
+    again = ep.photographed_again(scene, np.random.default_rng(1))
+    assert len(again.distractors) == 2
+    ys, xs = np.nonzero(again.image.mean(axis=2) > 180)
+    found = np.array([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1], np.float32)
+    assert np.abs(found - np.array(again.distractors[0], np.float32)).max() < 4
+
+
+def test_the_removal_study_finds_the_object_a_removed_box_lay_on():
+    boxes = np.array([[10, 10, 30, 30], [100, 100, 120, 140]], np.float32)
+    objects = [(0.0, 0.0, 40.0, 40.0), (200.0, 200.0, 260.0, 260.0), (105.0, 90.0, 160.0, 150.0)]
+    assert ep._objects_under(boxes, objects) == [0, 2]  # box 2 lies three quarters on object 2
+    assert ep._lying_on(boxes, objects[1]).tolist() == [False, False]
+    assert ep._objects_under(np.zeros((0, 4), np.float32), objects) == []

@@ -73,7 +73,7 @@ from training.evaluate_suite import MIN_NUMBER_VISIBLE, on_hidden
 from training.testsets import TEST_SETS
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import Decoding, decode
-from vision.detections import Detections, box_iou
+from vision.detections import Detections, box_iou, box_overlap
 from vision.pipeline import SeenTiles
 from vision.profiles import VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
 from vision.session_memory import SessionMemory
@@ -556,14 +556,18 @@ def photographed_again(scene: Scene, rng: np.random.Generator) -> Scene:
         inside = max(clipped[2] - clipped[0], 0) * max(clipped[3] - clipped[1], 0) / max((x2 - x1) * (y2 - y1), 1e-9)
         return tuple(float(v) for v in clipped), inside
 
-    tiles, hidden = [], []
+    tiles = []
     for placed in scene.tiles:
         corners = moved(placed.corners)
         box, inside = box_of(corners)
         tiles.append(replace(placed, corners=corners, box=box, number_visible=placed.number_visible if inside >= 0.7 else 0.0))
-    for x1, y1, x2, y2 in scene.hidden:
-        hidden.append(box_of(moved(np.float32([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])))[0])
-    return replace(scene, image=image, tiles=tuple(tiles), hidden=tuple(hidden), distractors=())
+    def moved_box(box: tuple[float, ...]) -> tuple[float, ...]:
+        x1, y1, x2, y2 = box
+        return box_of(moved(np.float32([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])))[0]
+
+    hidden = [moved_box(box) for box in scene.hidden]
+    distractors = tuple(moved_box(box) for box in scene.distractors)  # in the same order: the same objects
+    return replace(scene, image=image, tiles=tuple(tiles), hidden=tuple(hidden), distractors=distractors)
 
 
 def _read_with(photo: SeenPhoto, profile: TileProfile) -> tuple[SeenPhoto, np.ndarray]:
@@ -684,6 +688,18 @@ def with_dropped_non_tiles(photo: SeenPhoto) -> tuple[SeenPhoto, np.ndarray]:
     return photo, _on_no_tile(photo.detections.boxes, photo)
 
 
+def _lying_on(boxes: np.ndarray, area: Sequence[float]) -> np.ndarray:
+    """Mask of ``boxes`` lying for the most part (half of the smaller box) on the box ``area``."""
+    if not len(boxes):
+        return np.zeros(0, bool)
+    return box_overlap(np.reshape(boxes, (-1, 4)), np.reshape(np.asarray(area, np.float32), (1, 4)))[:, 0] >= 0.5
+
+
+def _objects_under(boxes: np.ndarray, objects: Sequence[Sequence[float]]) -> list[int]:
+    """Indices of the ``objects`` (a scene's distractors and rack ends) that one of ``boxes`` lies on."""
+    return [k for k, area in enumerate(objects) if _lying_on(boxes, area).any()]
+
+
 def _read_with_memory(photo: SeenPhoto, memory: SessionMemory) -> tuple[np.ndarray, np.ndarray]:
     """(labels, flagged) per detection of ``photo`` as :func:`vision.read` reads it with the session's
     ``memory``: the changes heard, and a box like a removed one flagged."""
@@ -701,7 +717,9 @@ def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, rem
     (:func:`with_dropped_non_tiles`). The player corrects every misread and removes every non-tile,
     through the Play page's own code (:func:`app.tile_profiles.remember`, so a second box on a tile
     is not remembered); the table is photographed again (:func:`photographed_again`). Counted on the
-    retaken photo, so kept too: non-tiles, those flagged as like a removed box, those shown as sure
+    retaken photo, so kept too: non-tiles, those flagged as like a removed box, the objects (a
+    distractor, a rack's end) a removed box lay on that a box lies on again and those of them
+    flagged (the same non-tile recognised), those shown as sure
     by the reading with the changes remembered only and with the removals too; and on the retaken
     photo as the app reads it (the gate's non-tiles left out): real tiles flagged as like a removed
     box, right tiles flagged and wrong tiles shown as sure with the changes only and with the
@@ -725,10 +743,16 @@ def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, rem
         changes_only = remember(SessionMemory(), samples, changed)
         memory = remember(SessionMemory(), samples, changed, removed)
         total.update(removed=len(removed), remembered_removed=memory.removed_count)
-        again_as_read = _scene_photo(photographed_again(scene, rng))
+        retaken = photographed_again(scene, rng)
+        again_as_read = _scene_photo(retaken)
         again, non_tiles = with_dropped_non_tiles(again_as_read)
         if len(again.embeddings):
             like_removed = memory.looks_removed(again.embeddings)
+            # the same object (a distractor or rack end) removed in the first photo, and seen again
+            for k in _objects_under(first.detections.boxes[first_non_tiles], scene.distractors):
+                on_it = non_tiles & _lying_on(again.detections.boxes, retaken.distractors[k])
+                total.update(objects_removed_seen_again=int(on_it.any()),
+                             objects_removed_recognised=int((on_it & like_removed).any()))
             total.update(non_tiles=int(non_tiles.sum()), non_tiles_flagged_as_removed=int((like_removed & non_tiles).sum()))
             for c in removed_from:
                 total[f"non_tiles_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(again.embeddings) & non_tiles).sum())
@@ -861,7 +885,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                               args.removed_from)
             print(f"{kind.name}: removed {t.get('removed', 0)} non-tiles ({t.get('remembered_removed', 0)} remembered); "
                   f"on the retaken photos non-tiles {t.get('non_tiles', 0)}, flagged as like a removed box "
-                  f"{t.get('non_tiles_flagged_as_removed', 0)}, shown as sure {t.get('non_tiles_shown_sure_changes', 0)} "
+                  f"{t.get('non_tiles_flagged_as_removed', 0)}; objects removed and boxed again "
+                  f"{t.get('objects_removed_seen_again', 0)}, recognised {t.get('objects_removed_recognised', 0)}; shown as sure {t.get('non_tiles_shown_sure_changes', 0)} "
                   f"-> {t.get('non_tiles_shown_sure_removals', 0)}; tiles {t.get('tiles', 0)}, flagged as like a removed box "
                   f"{t.get('tiles_flagged_as_removed', 0)}, right flagged {t.get('right_flagged_changes', 0)} -> "
                   f"{t.get('right_flagged_removals', 0)}, wrong shown as sure {t.get('wrong_shown_sure_changes', 0)} -> "
