@@ -32,7 +32,7 @@ from .profile_store import CORRECTION, ProfileError, ProfileStore, StoredProfile
 ACTIVE = "tiles_active_profile"
 #: Session key of the Play page's switch: a tile fixed with *Change* teaches the active profile.
 TEACH = "play_teach_profile"
-#: Session key of the tiles the player changed this session (:func:`remembered`).
+#: Session key of the tiles the player changed or removed this session (:func:`remembered`).
 MEMORY = "tiles_session_memory"
 
 
@@ -126,7 +126,7 @@ def teach_profile(
 
 
 def remembered() -> SessionMemory | None:
-    """The tiles the player changed on photos this session (None before the first change)."""
+    """The tiles the player changed or removed on photos this session (None before the first)."""
     memory = st.session_state.get(MEMORY)
     return memory if memory is not None and len(memory) else None
 

@@ -1,4 +1,4 @@
-"""The tiles a player changed this session, remembered so that a later photo reads them as the player set them.
+"""The tiles a player changed or removed this session, remembered so that a later photo reads them as the player left them.
 
     memory = SessionMemory().remembering(photo_embeddings, [(index, Tile)], removed=[index])
     memory.adapt(probs, embeddings) -> probs        a later photo's probabilities, adapted
