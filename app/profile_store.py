@@ -3,7 +3,11 @@
 A profile file is a NumPy ``.npz`` archive (read with ``allow_pickle=False``: no code runs on
 load) holding a format name and version, the profile's metadata as JSON (its name, when it was
 made and changed, the reader that embedded its tiles, and where each tile came from), and per tile
-its label, the crops exactly as the reader read them and their embedding. The crops are kept so
+its label, the crops exactly as the reader read them and their embedding; since version 2 also the
+boxes the player's set showed that are no tiles (left out of a calibration photo, or removed on
+the Play page with teaching on), each with its crops, its embedding and the mean embedding of its
+photo's boxes (what it is compared on: :func:`vision.profiles.near_copies`); one another reader
+embedded is not used, since its photo's other boxes are not kept. The crops are kept so
 that a later reader - or a better adaptation method - can rebuild the profile from the same
 tiles: when the reader that embedded them is not the one reading now, the embeddings are
 recomputed from the crops on load (:meth:`StoredProfile.tile_profile`).
@@ -12,7 +16,8 @@ Names are what the player types; only safe ones are accepted (letters, digits, s
 ``_``, up to 40 characters, no device names), and the file name is derived from the name, so
 nothing a player types becomes a path. Writes go to a temporary file that replaces the old one,
 so a crash mid-write leaves the old profile. A file that cannot be read is skipped with a
-message when profiles are listed, never a crash.
+message when profiles are listed, never a crash. A version 1 file is read as a profile with no
+boxes that are no tiles, and written as version 2 when it next changes.
 """
 
 from __future__ import annotations
@@ -31,12 +36,12 @@ import numpy as np
 
 from solver.i18n import TranslatableError
 from solver.tiles import NUM_KINDS, Tile
-from vision.profiles import TileProfile, TileSample
+from vision.profiles import NoTileSample, TileProfile, TileSample
 
 from .storage import data_dir
 
 FORMAT = "rummikub-tile-profile"
-VERSION = 1
+VERSION = 2
 SUFFIX = ".tiles.npz"
 FOLDER = "profiles"
 MAX_NAME = 40
@@ -45,6 +50,8 @@ _DEVICE_NAMES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(1, 10)),
 #: Where a tile of a profile came from.
 CALIBRATION = "calibration"
 CORRECTION = "correction"
+#: ... or removed on the Play page (a box that is no tile).
+REMOVAL = "removal"
 
 
 class ProfileError(TranslatableError, ValueError):
@@ -60,6 +67,7 @@ class ProfileSummary:
     kinds: int
     corrections: int
     updated: str
+    not_tiles: int = 0
 
 
 @dataclass(frozen=True)
@@ -80,12 +88,17 @@ class StoredProfile:
     readers: tuple[str, ...]
     created: str
     updated: str
+    #: The boxes the player's set showed that are no tiles, where each came from (:data:`CALIBRATION`:
+    #: left out of a calibration photo; :data:`REMOVAL`) and which reader embedded it.
+    not_tiles: tuple[NoTileSample, ...] = ()
+    not_tile_origins: tuple[str, ...] = ()
+    not_tile_readers: tuple[str, ...] = ()
 
     @property
     def summary(self) -> ProfileSummary:
         return ProfileSummary(
             self.name, len(self.samples), len({s.tile for s in self.samples}),
-            sum(o == CORRECTION for o in self.origins), self.updated,
+            sum(o == CORRECTION for o in self.origins), self.updated, len(self.not_tiles),
         )
 
     def tile_profile(self, reader=None) -> TileProfile:
@@ -102,9 +115,12 @@ class StoredProfile:
             embeddings = read_views(np.stack(crops, axis=1), reader).embeddings
             for i, views, embedding in zip(stale, crops, embeddings):
                 samples[i] = TileSample(samples[i].tile, views, embedding, samples[i].box)
+        # a box another reader embedded is left out: its photo's other boxes, its centre, are not kept
+        no_tiles = [box for box, made_by in zip(self.not_tiles, self.not_tile_readers) if made_by == current]
         corrected = [origin == CORRECTION for origin in self.origins]
         return TileProfile.from_samples(
-            self.name, [s for s, c in zip(samples, corrected) if not c], [s for s, c in zip(samples, corrected) if c]
+            self.name, [s for s, c in zip(samples, corrected) if not c], [s for s, c in zip(samples, corrected) if c],
+            no_tiles,
         )
 
 
@@ -159,14 +175,18 @@ class ProfileStore:
             raise ProfileError("there is no tile profile named {name!r}", name=safe_name(name))
         return _read(file)
 
-    def save(self, name: str, samples: Sequence[TileSample], reader: str, origin: str = CALIBRATION) -> StoredProfile:
-        """Add ``samples`` (embedded by the reader whose fingerprint is ``reader``) to the profile
-        ``name``, made when it does not exist yet, and write it."""
-        if not samples:
-            raise ProfileError("no tiles to save")
+    def save(
+        self, name: str, samples: Sequence[TileSample], reader: str, origin: str = CALIBRATION,
+        not_tiles: Sequence[NoTileSample] = (),
+    ) -> StoredProfile:
+        """Add ``samples`` and the boxes ``not_tiles`` that are no tiles (all embedded by the reader
+        whose fingerprint is ``reader``, from ``origin``) to the profile ``name``, made when it does
+        not exist yet (it needs a tile), and write it."""
         name = safe_name(name)
         file = self.path(name)
         old = _read(file) if file.is_file() else StoredProfile(name, (), (), (), _now(), "")
+        if not samples and not (not_tiles and old.samples):
+            raise ProfileError("no tiles to save")
         stored = StoredProfile(
             old.name,
             old.samples + tuple(samples),
@@ -174,6 +194,9 @@ class ProfileStore:
             old.readers + (reader,) * len(samples),
             old.created,
             _now(),
+            old.not_tiles + tuple(not_tiles),
+            old.not_tile_origins + (origin,) * len(not_tiles),
+            old.not_tile_readers + (reader,) * len(not_tiles),
         )
         _write(file, stored)
         return stored
@@ -214,8 +237,24 @@ def _read(file: Path) -> StoredProfile:
                 TileSample(Tile.from_index(int(t)), c, e.astype(np.float64), tuple(float(v) for v in b))
                 for t, c, e, b in zip(labels, crops, embeddings, boxes)
             )
+            no_tiles = meta.get("not_tiles", []) if int(data["version"]) >= 2 else []
+            if no_tiles:
+                no_crops, no_embeddings, no_means = (
+                    data["not_tile_crops"], data["not_tile_embeddings"], data["not_tile_photo_means"]
+                )
+                if not (len(no_crops) == len(no_embeddings) == len(no_means) == len(no_tiles)) or no_crops.dtype != np.uint8 \
+                        or no_crops.shape[1:] != crops.shape[1:] or no_embeddings.shape[1:] != embeddings.shape[1:] \
+                        or no_means.shape != no_embeddings.shape:
+                    raise _damaged(file)
+            else:
+                no_crops, no_embeddings, no_means = (), (), ()
+            not_tiles = tuple(
+                NoTileSample(c, e.astype(np.float64), m.astype(np.float64), tuple(float(v) for v in n["box"]))
+                for c, e, m, n in zip(no_crops, no_embeddings, no_means, no_tiles)
+            )
             return StoredProfile(
-                str(meta["name"]), samples, origins, readers, str(meta["created"]), str(meta["updated"])
+                str(meta["name"]), samples, origins, readers, str(meta["created"]), str(meta["updated"]),
+                not_tiles, tuple(str(n["origin"]) for n in no_tiles), tuple(str(n["reader"]) for n in no_tiles),
             )
     except ProfileError:
         raise
@@ -228,7 +267,12 @@ def _write(file: Path, stored: StoredProfile) -> None:
     meta = {
         "name": stored.name, "created": stored.created, "updated": stored.updated,
         "origins": list(stored.origins), "readers": list(stored.readers), "boxes": [list(s.box) for s in stored.samples],
+        "not_tiles": [
+            {"origin": origin, "reader": reader, "box": list(box.box)}
+            for box, origin, reader in zip(stored.not_tiles, stored.not_tile_origins, stored.not_tile_readers)
+        ],
     }
+    first = stored.samples[0]
     handle, temporary = tempfile.mkstemp(dir=file.parent, suffix=".partial")
     try:
         with os.fdopen(handle, "wb") as out:
@@ -240,6 +284,12 @@ def _write(file: Path, stored: StoredProfile) -> None:
                 tiles=np.array([s.tile.index for s in stored.samples], np.int16),
                 crops=np.stack([s.crops for s in stored.samples]).astype(np.uint8),
                 embeddings=np.stack([s.embedding for s in stored.samples]).astype(np.float32),
+                not_tile_crops=np.stack([b.crops for b in stored.not_tiles]).astype(np.uint8)
+                if stored.not_tiles else np.zeros((0, *first.crops.shape), np.uint8),
+                not_tile_embeddings=np.stack([b.embedding for b in stored.not_tiles]).astype(np.float32)
+                if stored.not_tiles else np.zeros((0, len(first.embedding)), np.float32),
+                not_tile_photo_means=np.stack([b.photo_mean for b in stored.not_tiles]).astype(np.float32)
+                if stored.not_tiles else np.zeros((0, len(first.embedding)), np.float32),
             )
         os.replace(temporary, file)
     except BaseException:

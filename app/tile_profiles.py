@@ -22,11 +22,11 @@ import numpy as np
 import streamlit as st
 
 from solver.tiles import Tile
-from vision.profiles import TileProfile, TileSample
+from vision.profiles import NoTileSample, TileProfile, TileSample, unlike_the_rest
 from vision.session_memory import SessionMemory, lying_apart
 
 from .editing import Chip, TableAndRack
-from .profile_store import CORRECTION, ProfileError, ProfileStore, StoredProfile
+from .profile_store import CORRECTION, REMOVAL, ProfileError, ProfileStore, StoredProfile
 
 #: Session key (and widget key on the My tiles page) of the chosen profile's name; "" for none.
 ACTIVE = "tiles_active_profile"
@@ -96,22 +96,31 @@ def _chips(table_rack: TableAndRack):
     return [c for meld in table_rack.melds for c in meld] + list(table_rack.rack)
 
 
-def teach(samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]]) -> StoredProfile | None:
-    """Add each changed photo tile, labelled as the player set it, to the active profile."""
+def teach(
+    samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]],
+    removed: Sequence[tuple[str, int]] = (),
+) -> StoredProfile | None:
+    """Add each changed photo tile, labelled as the player set it, and each removed box as no tile,
+    to the active profile."""
     if not active_name():
         return None
-    return teach_profile(store(), active_name(), samples, changed)
+    return teach_profile(store(), active_name(), samples, changed, removed)
 
 
 def teach_profile(
     profiles: ProfileStore, name: str, samples: Mapping[str, Sequence[TileSample]],
-    changed: Sequence[tuple[tuple[str, int], Tile]],
+    changed: Sequence[tuple[tuple[str, int], Tile]], removed: Sequence[tuple[str, int]] = (),
 ) -> StoredProfile | None:
-    """Add each changed photo tile, labelled as the player set it, to the profile ``name`` in ``profiles``.
+    """Add each changed photo tile, labelled as the player set it, to the profile ``name`` in
+    ``profiles``, and each ``removed`` box as no tile with its photo's mean. Skipped: a removed box
+    lying on a tile that stays (the detector's second box on it, as :func:`remember` skips it), one
+    that looks like a box kept beside it (:func:`vision.profiles.unlike_the_rest`: it would flag
+    that tile in every later photo), and any of a photo of fewer than
+    :data:`vision.profiles.MIN_PHOTO_TILES` boxes (too few to be its own centre).
 
-    The Play page's *Change* (through :func:`teach`) and the measurement of how many corrections
-    fix a class (``python -m training.evaluate_profiles``) both teach through here. None when no
-    changed tile has a sample (nothing is written).
+    The Play page's *Change* and *Remove* (through :func:`teach`) and the measurements of how many
+    corrections fix a class and of removed boxes (``python -m training.evaluate_profiles``) teach
+    through here. None when no changed or removed box has a sample (nothing is written).
     """
     from vision.reader import load_reader, reader_fingerprint
 
@@ -120,9 +129,33 @@ def teach_profile(
         sample = _sample(samples, kind, index)
         if sample is not None:
             taught.append(TileSample(tile, sample.crops, sample.embedding, sample.box))
-    if not taught:
-        return None
-    return profiles.save(name, taught, reader_fingerprint(load_reader()), origin=CORRECTION)
+    no_tiles = []
+    for kind, gone in _removed_apart(samples, removed).items():
+        embeddings = np.stack([s.embedding for s in samples[kind]])
+        for index in unlike_the_rest(embeddings, gone):  # none of a photo too small to centre on
+            box = samples[kind][index]
+            no_tiles.append(NoTileSample(box.crops, box.embedding, embeddings.mean(axis=0), box.box))
+    stored = None
+    if taught:
+        stored = profiles.save(name, taught, reader_fingerprint(load_reader()), origin=CORRECTION)
+    if no_tiles:
+        stored = profiles.save(name, (), reader_fingerprint(load_reader()), origin=REMOVAL, not_tiles=no_tiles)
+    return stored
+
+
+def _removed_apart(
+    samples: Mapping[str, Sequence[TileSample]], removed: Sequence[tuple[str, int]]
+) -> dict[str, list[int]]:
+    """The ``removed`` boxes that have a sample, by kind, less those lying on a tile that stays
+    (:func:`vision.session_memory.lying_apart`: the detector's second box on a tile)."""
+    apart = {}
+    for kind, photo in samples.items():
+        gone = [index for where, index in removed if where == kind and _sample(samples, where, index) is not None]
+        if gone and all(len(s.box) == 4 for s in photo):
+            gone = lying_apart(np.array([s.box for s in photo], np.float64), gone)
+        if gone:
+            apart[kind] = gone
+    return apart
 
 
 def remembered() -> SessionMemory | None:
@@ -153,13 +186,12 @@ def remember(
     a change or removal names its tile by (kind, index) as a chip's ``sample`` does; one without a
     sample is skipped, and so is a removed box lying on a tile that stays (the detector's second box
     on it, :func:`vision.session_memory.lying_apart`)."""
+    apart = _removed_apart(samples, removed)
     for kind, photo in samples.items():
         on_photo = [
             (index, tile) for (where, index), tile in changed if where == kind and _sample(samples, where, index) is not None
         ]
-        gone = [index for where, index in removed if where == kind and _sample(samples, where, index) is not None]
-        if gone and all(len(s.box) == 4 for s in photo):
-            gone = lying_apart(np.array([s.box for s in photo], np.float64), gone)
+        gone = apart.get(kind, [])
         if on_photo or gone:
             memory = memory.remembering(np.stack([s.embedding for s in photo]), on_photo, gone)
     return memory

@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from app.profile_store import CORRECTION, SUFFIX, ProfileStore
+from app.profile_store import CORRECTION, REMOVAL, SUFFIX, ProfileStore
 from solver.i18n import Message
 from solver.tiles import Tile, parse_tile
 from tests.test_app_play import edit, read_tile
 from tests.app_helpers import all_markdown, start_app
-from vision.calibration import CalibrationError
-from vision.profiles import TileSample
+from vision.calibration import CalibrationError, PairedPhoto
+from vision.profiles import NoTileSample, TileSample
 from vision.reading import Reading, ReadingKind
 
 READER = "fake reader"
@@ -51,8 +51,9 @@ def _sample(tile: Tile, seed: int = 0) -> TileSample:
     return TileSample(tile, rng.integers(0, 255, (4, 64, 64, 3), dtype=np.uint8), rng.normal(0, 1, 1280), box)
 
 
-def _fake_collect(fail_on: int | None = None):
-    """A stand-in for the detector and reader: every photo fits the layout (photo ``fail_on`` does not)."""
+def _fake_collect(fail_on: int | None = None, put_back: tuple[int, ...] = (), left_out: int = 0):
+    """A stand-in for the detector and reader: every photo fits the layout (photo ``fail_on`` does not),
+    with the tiles at positions ``put_back`` put back and ``left_out`` boxes left out."""
     calls = []
 
     def collect(image, layout, *, progress=None, **_):
@@ -62,7 +63,8 @@ def _fake_collect(fail_on: int | None = None):
         if len(calls) == fail_on:
             row = Message("row {row} has {found} tiles where the layout has {expected}", {"row": 2, "found": 12, "expected": 13})
             raise CalibrationError("the rows do not match the layout: {rows}", rows=[row])
-        return tuple(_sample(t, i) for i, t in enumerate(layout.tiles))
+        boxes = tuple(NoTileSample(np.full((4, 64, 64, 3), 30 * k, np.uint8), np.ones(1280), np.zeros(1280)) for k in range(left_out))
+        return PairedPhoto(tuple(_sample(t, i) for i, t in enumerate(layout.tiles)), put_back, boxes, boxes)
 
     return collect
 
@@ -102,6 +104,26 @@ def test_photos_are_read_shown_as_labelled_crops_and_saved_only_when_confirmed(m
     assert [s.tile.short for s in stored.samples] == ["r1", "r2", "r3", "j"] * 2 and stored.readers == (READER,) * 8
     assert at.selectbox(key="tiles_active_profile").value == "Our set"
     assert not [b for b in at.button if b.key == "tiles_save"]
+
+
+def test_tiles_put_back_are_marked_and_boxes_left_out_are_shown_before_saving(monkeypatch, private_data):
+    monkeypatch.setattr("vision.calibration.collect_samples", _fake_collect(put_back=(2,), left_out=1))
+    at = start_app("tiles")
+    at.text_input(key="tiles_layout").input("r1 r2 r3 | j")
+    at.text_input(key="tiles_name").input("rack set")
+    at.file_uploader(key="tiles_photos").set_value([("a.png", _png(), "image/png")])
+    at.button(key="tiles_read").click().run()
+    assert not at.exception and shown(at.error) == []
+    assert len(at.image) == 3  # two rows, and the box left out
+    captions = [c for c in at.caption.values if "put back" in c or "Left out" in c]
+    assert captions == [
+        'Tiles marked "put back" were doubted by the reader and taken because the layout has a tile there: check them.',
+        "Left out as no tile of the layout (the end of a rack, something beside the tiles): 1",
+    ]
+    at.button(key="tiles_save").click().run()
+    stored = _store(private_data).load("rack set")
+    assert [s.tile.short for s in stored.samples] == ["r1", "r2", "r3", "j"]
+    assert len(stored.not_tiles) == 1 and stored.not_tile_origins == ("calibration",)  # kept as no tile of the set
 
 
 def test_a_photo_that_does_not_fit_the_layout_says_where_and_saves_nothing(monkeypatch, private_data):
@@ -263,6 +285,38 @@ def test_a_tile_changed_on_play_teaches_the_active_profile_only_when_switched_on
     assert len(store.load("Ours").samples) == 2
 
 
+def test_a_box_removed_on_play_teaches_the_active_profile_that_it_is_no_tile_only_when_switched_on(monkeypatch, private_data):
+    profiles = _reader_spy(monkeypatch, table=("o4", "o5", "o6", "o7", "o8"))
+    store = _store(private_data)
+    store.save("Ours", [_sample(parse_tile("r1"))], READER)
+    at = start_app("tiles")
+    at.selectbox(key="tiles_active_profile").set_value("Ours").run()
+    at.switch_page("views/play.py").run()
+    _read_table_photo(at)
+
+    def remove_last():
+        at.selectbox(key=edit(at, "place")).set_value((0, 4)).run()
+        at.button(key=edit(at, "remove")).click().run()
+        assert not at.exception, at.exception
+
+    remove_last()  # switch off: the session remembers it, the profile does not
+    assert store.load("Ours").not_tiles == ()
+    at.toggle(key="play_teach_profile").set_value(True).run()
+    at.button(key="play_undo_fixes").click().run()
+    remove_last()
+    stored = store.load("Ours")
+    assert len(stored.samples) == 1 and stored.not_tile_origins == (REMOVAL,)
+    assert np.array_equal(stored.not_tiles[0].crops, _sample(parse_tile("o8"), 4).crops)  # the photo's box
+    assert shown(at.success)[0] == (
+        "The tile profile 'Ours' learnt that this is no tile: in later photos anything that looks the same is marked "
+        "for you to check."
+    )
+    _read_table_photo(at, grey=91)
+    assert profiles[-1].not_tiles.shape == (1, 1280)  # every later photo, in any session, is read with it
+    at.switch_page("views/tiles.py").run()
+    assert "Ours: 1 tile(s) of 1 kind(s), 0 from corrections; 1 box(es) that are no tile" in [t.value for t in at.text]
+
+
 def test_every_tile_changed_on_play_is_remembered_for_the_session_and_read_with_later_photos(monkeypatch):
     """No profile needed: the change goes into the session's memory, every later photo is read with
     it, the page says how many tiles it remembers, and *Forget* empties it."""
@@ -370,3 +424,19 @@ def test_a_tile_taken_out_of_a_read_racks_line_on_score_is_remembered_and_marked
     assert scored is not memory and scored.removed_count == 1  # Cara's is the very box Bob's was (the stand-in reads both alike)
     by_suffix(at.button, "_score").click().run()
     assert at.session_state[MEMORY] is scored  # each tile taken out is remembered once, not at every press
+
+
+def test_teaching_skips_a_removed_box_like_a_kept_tile_a_second_box_and_a_photo_too_small(private_data):
+    from app.tile_profiles import teach_profile
+
+    store = _store(private_data)
+    store.save("Ours", [_sample(parse_tile("r1"))], READER)
+    photo = [_sample(parse_tile(n), i) for i, n in enumerate(("o4", "o5", "o6", "o7", "o8"))]
+    rack_end = TileSample(parse_tile("j"), photo[0].crops, np.random.default_rng(50).normal(0, 1, 1280) * 3, (60.0, 0, 69, 9))
+    like_o5 = TileSample(parse_tile("j"), photo[0].crops, photo[1].embedding + 0.01, (70.0, 0, 79, 9))
+    on_o6 = TileSample(parse_tile("j"), photo[0].crops, np.random.default_rng(51).normal(0, 1, 1280), photo[2].box)
+    samples = {"table": [*photo, rack_end, like_o5, on_o6], "rack": photo[:3] + [rack_end]}
+    stored = teach_profile(store, "Ours", samples, [], [("table", 5), ("table", 6), ("table", 7), ("rack", 3)])
+    assert [b.box for b in stored.not_tiles] == [rack_end.box]  # the rack's own photo has too few boxes
+    assert np.allclose(stored.not_tiles[0].photo_mean, np.mean([s.embedding for s in samples["table"]], axis=0), atol=1e-5)
+    assert teach_profile(store, "Ours", samples, [], [("table", 6)]) is None  # nothing to teach: nothing written

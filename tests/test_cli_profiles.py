@@ -53,7 +53,9 @@ def test_calibrate_saves_a_profile_that_list_read_solve_and_delete_use(capsys, t
     photo = _layout_photo(tmp_path)
     code, out, err = _cli(capsys, "calibrate", photo, "--name", "Kitchen set", "--layout", LAYOUT, "--json")
     assert code == 0, err
-    assert json.loads(out) == {"name": "Kitchen set", "tiles": 9, "kinds": 9, "added": 9, "photos": 1, "layout": LAYOUT}
+    assert json.loads(out) == {
+        "name": "Kitchen set", "tiles": 9, "kinds": 9, "added": 9, "photos": 1, "layout": LAYOUT, "put_back": 0, "left_out": 0,
+    }
     stored = ProfileStore(data_dir / "profiles").load("kitchen set")
     assert [s.tile.short for s in stored.samples] == LAYOUT.replace("|", "").split()
     assert stored.samples[0].crops.shape == (4, 64, 64, 3)
@@ -99,6 +101,35 @@ def test_a_set_no_model_saw_is_calibrated_and_its_table_read_with_the_profile(ca
     assert code == 0, err
     expected = [[parse_tile(t).name for t in row.split()] for row in laid]
     assert sorted(map(sorted, json.loads(out)["melds"])) == sorted(map(sorted, expected))
+
+
+@needs_models
+def test_calibrate_says_which_tiles_were_put_back_and_how_many_boxes_were_left_out(capsys, tmp_path, monkeypatch):
+    from vision.calibration import PairedPhoto, collect_samples
+    from vision.profiles import NoTileSample
+
+    def fitted(image, layout):
+        paired = collect_samples(image, layout)
+        first = paired.samples[0]
+        mean = np.mean([s.embedding for s in paired.samples], axis=0)
+        box = NoTileSample(first.crops, first.embedding, mean, first.box)
+        return PairedPhoto(paired.samples, (1, 4), (box,), (box,))
+
+    monkeypatch.setattr("vision.calibration.collect_samples", fitted)
+    photo = _layout_photo(tmp_path)
+    code, out, err = _cli(capsys, "calibrate", photo, "--name", "rack", "--layout", LAYOUT)
+    assert code == 0, err
+    assert out.splitlines()[:2] == [
+        f"Photo {photo}: 2 tile(s) the reader doubted were taken where the layout has one: red 2, blue 5.",
+        f"Photo {photo}: 1 box(es) that are no tile of the layout were left out.",
+    ]
+    code, out, err = _cli(capsys, "calibrate", photo, "--name", "rack", "--layout", LAYOUT, "--json")
+    assert json.loads(out)["put_back"] == 2 and json.loads(out)["left_out"] == 1
+    code, out, _ = _cli(capsys, "tiles", "list")
+    assert code == 0 and out.startswith("rack: 18 tile(s) of 9 kind(s), 0 from corrections; changed ")
+    assert out.rstrip().endswith("; 2 box(es) that are no tile")  # the boxes left out, kept in the profile
+    code, out, _ = _cli(capsys, "tiles", "list", "--json")
+    assert json.loads(out)["profiles"][0]["not_tiles"] == 2
 
 
 @needs_models

@@ -9,7 +9,7 @@ from datasets.synth.editions import edition
 from solver.tiles import parse_tile
 from tests.fonts import needs_fonts
 from training import evaluate_profiles as ep
-from vision.calibration import CalibrationError
+from vision.calibration import CalibrationError, PairedPhoto
 from vision.detections import Detections
 from vision.profiles import TileProfile, TileSample
 
@@ -38,7 +38,7 @@ def test_a_test_photo_shows_the_edition_and_the_tile_asked_for():
 
 
 def test_a_refused_calibration_photo_is_taken_again_and_reported(monkeypatch):
-    answers = iter([CalibrationError("row {row} has a problem", row=5), ("sample",)])
+    answers = iter([CalibrationError("row {row} has a problem", row=5), PairedPhoto(("sample",))])
 
     def collect(image, layout):
         answer = next(answers)

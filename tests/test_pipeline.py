@@ -13,6 +13,7 @@ from solver.tiles import parse_tile
 from vision.detections import Detections
 from vision.images import ImageError
 from vision.pipeline import annotate, read, tile_colour
+from vision.profiles import NoTileSample, TileProfile, TileSample
 from vision.reading import Reading, ReadingKind, ReadTile
 
 from datasets.synth.editions import edition
@@ -463,6 +464,52 @@ def test_a_box_like_one_the_player_removed_is_flagged_and_keeps_its_reading(monk
     assert [(p.tiles, p.read) for p in again.problems if p.kind is ProblemKind.UNCERTAIN_TILE] == [((5,), (parse_tile("j"),))]
     assert "like_removed" not in again.tiles[5].to_json()  # the CLI keeps no session
     assert not any(t.uncertain or t.like_removed for t in read(photo, "rack").tiles)
+
+
+def test_a_box_like_one_the_profile_holds_as_no_tile_is_flagged_from_the_first_photo(monkeypatch):
+    """The rack's end, left out of the calibration photo (or removed with teaching on), is flagged in
+    any later photo read with the profile, with no session behind it; with the session's memory too."""
+    import vision.pipeline as pipeline
+    from vision.session_memory import SessionMemory
+
+    names = ("r5", "r6", "b7", "k1", "o2", "j")
+    looks = np.random.default_rng(2).normal(0, 1, (6, 8)) + 20.0
+    crops = np.zeros((1, 16, 16, 3), np.uint8)
+    profile = TileProfile.from_samples(
+        "rack set", [TileSample(parse_tile(n), crops, e) for n, e in zip(names[:5], looks[:5])],
+        not_tiles=[NoTileSample(crops, looks[5] + 0.5, looks.mean(axis=0) + 0.5)],  # its photo, in other light
+    )
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: _six_in_a_row(names, looks + 1.0))
+    photo = np.full((300, 500, 3), 128, np.uint8)
+    read_with = read(photo, "rack", profile=profile)
+    assert [t.like_removed for t in read_with.tiles] == [False] * 5 + [True]
+    assert [t.uncertain for t in read_with.tiles] == [False] * 5 + [True]
+    changed = SessionMemory().remembering(looks, [(0, parse_tile("r5"))])
+    assert [t.like_removed for t in read(photo, "rack", profile=profile, memory=changed).tiles] == [False] * 5 + [True]
+    assert not any(t.like_removed for t in read(photo, "rack", profile=TileProfile.from_samples("set", [
+        TileSample(parse_tile(n), crops, e) for n, e in zip(names[:5], looks[:5])])).tiles)
+
+
+@needs_models
+def test_with_the_real_reader_a_box_the_profile_holds_as_no_tile_is_flagged_in_another_photo_of_it():
+    """Real embeddings, centred on the profile: the box held as no tile is recognised in the rack
+    photographed again in other light, and no other tile is."""
+    import cv2
+
+    photo = rows_photo([["r7", "k13", "b2", "o9"], ["r3", "k4", "b11", "o1"]])
+    first = read(photo, "rack")
+    assert len(first.tiles) == 8
+    profile = TileProfile.from_samples(
+        "rack set", [s for i, s in enumerate(first.samples) if i != 3], not_tiles=[NoTileSample(
+            first.samples[3].crops, first.samples[3].embedding, np.mean([s.embedding for s in first.samples], axis=0),
+        )],
+    )
+    rng = np.random.default_rng(0)
+    darker = np.clip(photo * 0.8 + 20 + rng.normal(0, 4, photo.shape), 0, 255).astype(np.uint8)
+    again = cv2.imdecode(cv2.imencode(".jpg", darker, [cv2.IMWRITE_JPEG_QUALITY, 80])[1], cv2.IMREAD_COLOR)
+    flagged = read(again, "rack", profile=profile)
+    assert [t.like_removed for t in flagged.tiles] == [i == 3 for i in range(8)]
+    assert flagged.tiles[3].uncertain
 
 
 @needs_models

@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from app.profile_store import CORRECTION, FORMAT, SUFFIX, VERSION, ProfileError, ProfileStore, safe_name
+from app.profile_store import CALIBRATION, CORRECTION, FORMAT, REMOVAL, SUFFIX, VERSION, ProfileError, ProfileStore, safe_name
 from solver.i18n import error_text
 from solver.tiles import Tile
-from vision.profiles import TileSample
+from vision.profiles import NoTileSample, TileSample
 
 
 def _samples(count: int = 5, seed: int = 0, dim: int = 8) -> list[TileSample]:
@@ -160,3 +160,75 @@ def test_a_loaded_profile_remembers_its_corrections_one_by_one(tmp_path, monkeyp
     assert np.allclose(profile.exemplars, centred / np.linalg.norm(centred, axis=1, keepdims=True))
     calibration_only = store.save("other", _samples(4), reader="current").tile_profile()
     assert calibration_only.exemplar_labels.size == 0
+
+
+# --- boxes that are no tiles (format version 2) ---------------------------------------------------------
+
+
+def _no_tiles(count: int = 2, seed: int = 3, dim: int = 8) -> list[NoTileSample]:
+    rng = np.random.default_rng(seed)
+    return [NoTileSample(rng.integers(0, 255, (4, 6, 6, 3), dtype=np.uint8), rng.normal(0, 1, dim), rng.normal(0, 1, dim),
+                         (5.0, 6.0, 7.0, 9.0)) for _ in range(count)]
+
+
+def test_boxes_that_are_no_tiles_are_saved_with_their_origin_and_read_back(tmp_path):
+    store = ProfileStore(tmp_path)
+    left_out = _no_tiles()
+    store.save("rack set", _samples(3), reader="r1", not_tiles=left_out)
+    stored = store.save("rack set", (), reader="r2", origin=REMOVAL, not_tiles=_no_tiles(1, seed=4))
+    loaded = store.load("rack set")
+    assert len(loaded.samples) == 3 and len(loaded.not_tiles) == 3
+    assert loaded.not_tile_origins == (CALIBRATION, CALIBRATION, REMOVAL) and loaded.not_tile_readers == ("r1", "r1", "r2")
+    for a, b in zip(loaded.not_tiles, left_out):
+        assert np.array_equal(a.crops, b.crops) and np.allclose(a.embedding, b.embedding, atol=1e-6) and a.box == b.box
+        assert np.allclose(a.photo_mean, b.photo_mean, atol=1e-6)
+    assert store.listing().profiles[0].not_tiles == 3 == stored.summary.not_tiles
+    with pytest.raises(ProfileError, match="no tiles"):  # a profile is made of tiles first
+        store.save("new set", (), reader="r", not_tiles=_no_tiles())
+    assert store.names() == ("rack set",)
+
+
+def test_a_version_1_file_reads_with_no_boxes_that_are_no_tiles_and_is_written_as_version_2(tmp_path):
+    store = ProfileStore(tmp_path)
+    store.save("old", _samples(3), reader="r")
+    path = store.path("old")
+    with np.load(path) as data:
+        arrays = {k: v for k, v in dict(data).items() if not k.startswith("not_tile")}
+    meta = json.loads(str(arrays["meta"]))
+    del meta["not_tiles"]
+    arrays.update(version=np.array(1), meta=np.array(json.dumps(meta)))
+    np.savez_compressed(path, **arrays)
+    loaded = store.load("old")
+    assert len(loaded.samples) == 3 and loaded.not_tiles == () and loaded.summary.not_tiles == 0
+    store.save("old", (), reader="r", origin=REMOVAL, not_tiles=_no_tiles(1))
+    with np.load(path) as data:
+        assert int(data["version"]) == VERSION == 2 and data["not_tile_crops"].shape == (1, 4, 6, 6, 3)
+    assert len(store.load("old").samples) == 3
+
+
+def test_boxes_that_are_no_tiles_whose_parts_disagree_make_the_file_damaged(tmp_path):
+    store = ProfileStore(tmp_path)
+    store.save("set", _samples(3), reader="r", not_tiles=_no_tiles(2))
+    path = store.path("set")
+    with np.load(path) as data:
+        arrays = dict(data)
+    arrays["not_tile_embeddings"] = arrays["not_tile_embeddings"][:1]
+    np.savez_compressed(path, **arrays)
+    listing = store.listing()
+    assert listing.profiles == () and "damaged" in str(listing.skipped[0])
+
+
+def test_a_loaded_profile_holds_the_boxes_that_are_no_tiles_the_current_reader_embedded(tmp_path, monkeypatch):
+    """Each less its photo's mean; one another reader embedded is left out (its photo's other boxes,
+    its centre, are not kept to embed again)."""
+    import vision.reader
+
+    store = ProfileStore(tmp_path)
+    current = _no_tiles(1)
+    store.save("set", _samples(4), reader="current", not_tiles=current)
+    stored = store.save("set", (), reader="old", origin=REMOVAL, not_tiles=_no_tiles(1, seed=5))
+    monkeypatch.setattr(vision.reader, "load_reader", lambda weights=None: object())
+    monkeypatch.setattr(vision.reader, "reader_fingerprint", lambda reader: "current")
+    profile = stored.tile_profile()
+    expected = (current[0].embedding - current[0].photo_mean)[None]
+    assert np.allclose(profile.not_tiles, expected / np.linalg.norm(expected), atol=1e-6)

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from solver.tiles import NUM_KINDS, Tile
-from vision.profiles import RECOGNISED, REMEMBERED_FROM, WEIGHT, TileProfile, TileSample
+from vision.profiles import (
+    MIN_PHOTO_TILES, RECOGNISED, REMEMBERED_FROM, WEIGHT, NoTileSample, TileProfile, TileSample, unlike_the_rest,
+)
 
 DIM = 32
 
@@ -183,3 +185,37 @@ def test_corrections_alone_make_a_profile_and_count_in_its_means():
     assert profile.size == 3 and profile.seen.sum() == 3
     assert sorted(profile.exemplar_labels.tolist()) == [0, 1, 2]
     assert profile.adapt(_sure(30), np.stack([s.embedding for s in corrections[1:2]])).argmax() == 1
+
+
+def test_a_near_copy_of_a_box_the_set_showed_as_no_tile_is_flagged_in_other_light_and_nothing_else():
+    """Photo-centred: another evening's light shifts every box of a photo alike and cancels."""
+    style, rng = _style(), np.random.default_rng(11)
+    calibration = _calibration(style, rng)
+    rack_end = style[0] + 3 * rng.normal(0, 1, DIM)  # the end of the player's rack, read as a tile
+    first = np.vstack([[_embedding(style, c, 0.05, rng) for c in (0, 7, 20, 33, 52)], rack_end])
+    box = NoTileSample(np.zeros((1, 2, 2, 3), np.uint8), first[5], first.mean(axis=0))
+    profile = TileProfile.from_samples("set", calibration, not_tiles=[box])
+    light = rng.normal(0, 3, DIM)
+    later = np.vstack([[_embedding(style, c, 0.05, rng) for c in (1, 7, 25, 40, 52, 12)],
+                       rack_end + rng.normal(0, 0.05, DIM)]) + light
+    assert profile.looks_like_no_tile(later).tolist() == [False] * 6 + [True]
+    assert not TileProfile.from_samples("set", calibration).looks_like_no_tile(later).any()  # none held
+    assert not profile.looks_like_no_tile(later[-(MIN_PHOTO_TILES - 1):]).any()  # too few boxes to be their centre
+    assert not replace(profile, no_tile_from=1.01).looks_like_no_tile(later).any()
+    assert profile.looks_like_no_tile(np.zeros((0, DIM))).shape == (0,)
+    with pytest.raises(ValueError, match="another reader"):
+        profile.looks_like_no_tile(np.zeros((6, DIM + 1)))
+    with pytest.raises(ValueError, match="no tiles of dimension"):
+        TileProfile.from_samples("set", calibration, not_tiles=[NoTileSample(box.crops, np.zeros(DIM + 1), np.zeros(DIM + 1))])
+
+
+def test_a_box_taken_for_no_tile_that_looks_like_a_tile_kept_beside_it_is_not_kept_as_no_tile():
+    style, rng = _style(), np.random.default_rng(13)
+    photo = np.stack([_embedding(style, c, 0.05, rng) for c in (0, 7, 20, 33, 40, 52)])
+    rack_end = style[0] + 3 * rng.normal(0, 1, DIM)
+    tile_like = photo[2] + rng.normal(0, 0.05, DIM)  # a box on the table's pattern that looks like the black 8 beside it
+    boxes = np.vstack([photo, rack_end, tile_like])
+    assert unlike_the_rest(boxes, [6, 7]) == [6]
+    assert unlike_the_rest(boxes, [6, 7], threshold=1.01) == [6, 7]
+    assert unlike_the_rest(boxes[:MIN_PHOTO_TILES - 1], [0]) == []  # too few boxes to centre on
+    assert unlike_the_rest(boxes, []) == []

@@ -203,7 +203,7 @@ def test_removals_that_do_not_fit_are_refused_with_a_clear_error():
         SessionMemory().remembering(_photo(1, light=0.0), [], removed=[6])
     with pytest.raises(ValueError, match="do not fit this memory"):
         memory.remembering(np.zeros((6, DIM + 1)), [(0, TILES[0])])
-    with pytest.raises(ValueError, match="do not fit this memory"):
+    with pytest.raises(ValueError, match="do not fit boxes of dimension 16"):
         memory.looks_removed(np.zeros((6, DIM + 1)))
 
 

@@ -41,8 +41,9 @@
    as sure and right tiles flagged; nothing else runs.
 7. ``--removals``: is a box the player removed as no tile flagged the next time the table is
    photographed, and is any real tile (:func:`removal_study`)? Photos with rack ends and
-   distractors (:func:`with_phantoms`, sized as ``--test-set`` sizes them), no profile; the
-   non-tiles the gate dropped stand in for the phantoms of real photos; nothing else runs.
+   distractors (:func:`with_phantoms`, sized as ``--test-set`` sizes them), remembered for the
+   session (no profile), and taught to a calibration profile; the non-tiles the gate dropped stand
+   in for the phantoms of real photos; nothing else runs.
 
 No setting here is tuned on the figures reported: the shipped method's were chosen before (on
 ``--seed 0``); the reported figures are the default ``--seed 1``.
@@ -342,7 +343,7 @@ def calibrate(kind: Edition, rng: np.random.Generator, attempts: int = 3) -> tup
         scene = calibration_scene(kind, rng)
         start = time.perf_counter()
         try:
-            samples = collect_samples(scene.image, DEFAULT_LAYOUT)
+            samples = collect_samples(scene.image, DEFAULT_LAYOUT).samples
         except CalibrationError as err:
             refused.append(str(err))
             continue
@@ -707,7 +708,10 @@ def _read_with_memory(photo: SeenPhoto, memory: SessionMemory) -> tuple[np.ndarr
     return np.array(decoding.labels, int), np.array(decoding.uncertain, bool) | memory.looks_removed(photo.embeddings)
 
 
-def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, removed_from: Sequence[float] = ()) -> dict:
+def removal_study(
+    kind: Edition, seed: int, count: int, recipe: SceneRecipe, removed_from: Sequence[float] = (),
+    no_tile_from: Sequence[float] = (),
+) -> dict:
     """Is a box the player removed as no tile flagged the next time the table is photographed, and
     what else is?
 
@@ -725,12 +729,24 @@ def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, rem
     box, right tiles flagged and wrong tiles shown as sure with the changes only and with the
     removals too. With ``removed_from``, also the non-tiles and the real tiles flagged as like a
     removed box from each of these cosines (:attr:`SessionMemory.removed_from`).
+
+    **Taught to a profile** (teaching on): a profile of one calibration photo of ``kind`` (drawn from
+    a generator of its own, so the photos are those of the study without it) is taught the
+    photo's removals through the Play page's own code (:func:`app.tile_profiles.teach_profile`, the
+    profile saved and loaded again), and the retaken photo's non-tiles, objects and real tiles are
+    counted as flagged by it (:meth:`TileProfile.looks_like_no_tile`): what a later session sees
+    from its first photo. With ``no_tile_from``, also from each of these cosines.
     """
-    from app.tile_profiles import remember
+    from app.profile_store import ProfileStore
+    from app.tile_profiles import remember, teach_profile
+    from vision.reader import load_reader, reader_fingerprint
 
     rng = np.random.default_rng(seed)
+    calibration, _, _ = calibrate(kind, np.random.default_rng([seed, 7]))
+    reader = reader_fingerprint(load_reader())
+    folder = tempfile.TemporaryDirectory()
     total: Counter = Counter()
-    for _ in range(count):
+    for number in range(count):
         scene = test_scene(kind, rng, recipe=with_phantoms(recipe))
         first, first_non_tiles = with_dropped_non_tiles(_scene_photo(scene))
         if not len(first.embeddings):
@@ -742,34 +758,49 @@ def removal_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe, rem
         removed = [("photo", int(j)) for j in np.flatnonzero(first_non_tiles)]
         changes_only = remember(SessionMemory(), samples, changed)
         memory = remember(SessionMemory(), samples, changed, removed)
-        total.update(removed=len(removed), remembered_removed=memory.removed_count)
+        profiles = ProfileStore(Path(folder.name) / str(number))
+        profiles.save("set", calibration, reader)
+        teach_profile(profiles, "set", samples, [], removed)
+        profile = profiles.load("set").tile_profile()
+        total.update(removed=len(removed), remembered_removed=memory.removed_count, taught_removed=len(profile.not_tiles))
         retaken = photographed_again(scene, rng)
         again_as_read = _scene_photo(retaken)
         again, non_tiles = with_dropped_non_tiles(again_as_read)
         if len(again.embeddings):
             like_removed = memory.looks_removed(again.embeddings)
+            by_profile = profile.looks_like_no_tile(again.embeddings)
             # the same object (a distractor or rack end) removed in the first photo, and seen again
             for k in _objects_under(first.detections.boxes[first_non_tiles], scene.distractors):
                 on_it = non_tiles & _lying_on(again.detections.boxes, retaken.distractors[k])
                 total.update(objects_removed_seen_again=int(on_it.any()),
-                             objects_removed_recognised=int((on_it & like_removed).any()))
-            total.update(non_tiles=int(non_tiles.sum()), non_tiles_flagged_as_removed=int((like_removed & non_tiles).sum()))
+                             objects_removed_recognised=int((on_it & like_removed).any()),
+                             objects_removed_recognised_by_profile=int((on_it & by_profile).any()))
+            total.update(non_tiles=int(non_tiles.sum()), non_tiles_flagged_as_removed=int((like_removed & non_tiles).sum()),
+                         non_tiles_flagged_by_profile=int((by_profile & non_tiles).sum()))
             for c in removed_from:
                 total[f"non_tiles_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(again.embeddings) & non_tiles).sum())
+            for c in no_tile_from:
+                total[f"non_tiles_flagged_by_profile_from_{c:g}"] += int(
+                    (replace(profile, no_tile_from=c).looks_like_no_tile(again.embeddings) & non_tiles).sum())
             for name, remembered in (("changes", changes_only), ("removals", memory)):
                 total[f"non_tiles_shown_sure_{name}"] += int((~_read_with_memory(again, remembered)[1] & non_tiles).sum())
         photo = again_as_read
         if not len(photo.embeddings):
             continue
         tiles = photo.matched >= 0
-        total.update(tiles=int(tiles.sum()), tiles_flagged_as_removed=int((memory.looks_removed(photo.embeddings) & tiles).sum()))
+        total.update(tiles=int(tiles.sum()), tiles_flagged_as_removed=int((memory.looks_removed(photo.embeddings) & tiles).sum()),
+                     tiles_flagged_by_profile=int((profile.looks_like_no_tile(photo.embeddings) & tiles).sum()))
         for c in removed_from:
             total[f"tiles_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(photo.embeddings) & tiles).sum())
+        for c in no_tile_from:
+            total[f"tiles_flagged_by_profile_from_{c:g}"] += int(
+                (replace(profile, no_tile_from=c).looks_like_no_tile(photo.embeddings) & tiles).sum())
         for name, remembered in (("changes", changes_only), ("removals", memory)):
             read_as, flagged = _read_with_memory(photo, remembered)
             right = tiles & (read_as == photo.matched)
             total[f"right_flagged_{name}"] += int((flagged & right).sum())
             total[f"wrong_shown_sure_{name}"] += int((~flagged & tiles & ~right).sum())
+    folder.cleanup()
     return dict(total)
 
 
@@ -833,7 +864,7 @@ def time_12mp(kind: Edition, seed: int, attempts: int = 3) -> float:
             cv2.imwrite(str(path), scene.image, [cv2.IMWRITE_JPEG_QUALITY, 92])
             start = time.perf_counter()
             try:
-                TileProfile.from_samples("timed", collect_samples(load_image(path), DEFAULT_LAYOUT))
+                TileProfile.from_samples("timed", collect_samples(load_image(path), DEFAULT_LAYOUT).samples)
             except CalibrationError:
                 continue
             return time.perf_counter() - start
@@ -864,6 +895,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--removals", action="store_true", help="only the study of removed boxes on tables photographed again (7.)")
     parser.add_argument("--removed-from", nargs="*", type=float, default=[],
                         help="with --removals: also each of these cosines from which a box is like a removed one")
+    parser.add_argument("--no-tile-from", nargs="*", type=float, default=[],
+                        help="with --removals: also each of these cosines from which a box is like one a profile holds as no tile")
     parser.add_argument("--memory-weights", nargs="*", type=float, default=[],
                         help="with --retakes: also the session's memory mixed in at each of these weights")
     parser.add_argument("--remembered-from", nargs="*", type=float, default=[],
@@ -882,7 +915,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.removals:
         for kind in args.editions:
             t = removal_study(kind, args.seed * 100 + _edition_number(kind), args.photos, HELD_OUT_SETS[args.test_set],
-                              args.removed_from)
+                              args.removed_from, args.no_tile_from)
             print(f"{kind.name}: removed {t.get('removed', 0)} non-tiles ({t.get('remembered_removed', 0)} remembered); "
                   f"on the retaken photos non-tiles {t.get('non_tiles', 0)}, flagged as like a removed box "
                   f"{t.get('non_tiles_flagged_as_removed', 0)}; objects removed and boxed again "
@@ -894,6 +927,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             for c in args.removed_from:
                 print(f"{kind.name}: from cosine {c:g}, flagged as like a removed box: non-tiles "
                       f"{t.get(f'non_tiles_flagged_from_{c:g}', 0)}, tiles {t.get(f'tiles_flagged_from_{c:g}', 0)}")
+            print(f"{kind.name}: taught to a profile ({t.get('taught_removed', 0)} held as no tiles), flagged on the retaken "
+                  f"photos: non-tiles {t.get('non_tiles_flagged_by_profile', 0)}, objects "
+                  f"{t.get('objects_removed_recognised_by_profile', 0)}, tiles {t.get('tiles_flagged_by_profile', 0)}")
+            for c in args.no_tile_from:
+                print(f"{kind.name}: taught to a profile, from cosine {c:g}: non-tiles "
+                      f"{t.get(f'non_tiles_flagged_by_profile_from_{c:g}', 0)}, tiles {t.get(f'tiles_flagged_by_profile_from_{c:g}', 0)}")
         return 0
     if args.gate_study:
         print(f"the profile vouches for a dropped box at P(tile) >= {VOUCH_TILE_PROB} and cosine >= {VOUCH_RECOGNISED}")

@@ -3,7 +3,8 @@
     parse_layout("r1 r2 r3 | o1 o2 o3") -> CalibrationLayout      (rows top first, each left to right)
     DEFAULT_LAYOUT                         four rows by colour (black, blue, orange, red), 1-13, then the jokers
     pair_with_layout(detections, layout, probs=None) -> tuple[int, ...]
-    collect_samples(image, layout, ...) -> tuple[TileSample, ...]   (detector and reader at the edges)
+    samples_from(seen, layout) -> PairedPhoto        the tiles seen paired, put back or left out to fit
+    collect_samples(image, layout, ...) -> PairedPhoto   (detector and reader at the edges)
 
 The detections are grouped into rows the way a rack's tiers are (:func:`vision.meld_grouping.group_into_melds`
 with ``kind="rack"``: rows along the photo's tilt, each ordered along it), then paired with the
@@ -12,20 +13,41 @@ turned half round is tried too, and the reader's probabilities pick the pairing 
 Anything that does not fit - another number of rows, a row with a tile too many or too few, two
 detections at one place - is a :class:`CalibrationError` that says where, so nothing wrong is
 learnt.
+
+**The layout says how many tiles there are.** On a set no model was trained on, the gate
+(:func:`vision.pipeline.kept_as_tiles`) drops a real tile now and then, and a rack photographed as
+a calibration photo shows the rack's end, which real racks of other editions read as a joker:
+either made a row's count wrong, and the photo was refused with nothing learnt. So when the boxes
+kept are up to :data:`MAX_FIT` short of the layout, boxes the gate dropped are put back
+(:func:`restoring`: tile-sized, not on a kept box, the likeliest first); when they are up to
+:data:`MAX_FIT` too many, the boxes least likely to be tiles or at a row's end are left out
+(:func:`leaving_out`: the choice whose pairing the reader agrees with most). A tile found twice is
+still refused. The player sees every crop with its label, the tiles put back marked and the boxes
+left out, before saving; the boxes left out are kept in the profile as no tile of the player's set
+(:class:`PairedPhoto`). A close-up turned a quarter has near-square boxes whose shape cannot tell
+the turn, so the rows are tried across the photo and down it (:func:`_pairings`). Measured by
+``python -m training.calibration_study`` (``models/reader.md``, "Calibration photos that do not
+fit at first"): with a phantom box on the photo, every such photo was refused before and none
+after but one with a tile found twice, and no tile was paired with a box of another kind.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from solver.i18n import Message, TranslatableError
 from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_melds
-from vision.detections import Detections
-from vision.profiles import TileSample
+from vision.detections import Detections, box_overlap
+from vision.profiles import NoTileSample, TileSample, unlike_the_rest
+
+if TYPE_CHECKING:
+    from vision.pipeline import SeenTiles
 
 __all__ = [
     "CalibrationError",
@@ -34,11 +56,31 @@ __all__ = [
     "parse_layout",
     "rows_of",
     "pair_with_layout",
+    "restoring",
+    "leaving_out",
+    "PairedPhoto",
+    "samples_from",
     "collect_samples",
+    "MAX_FIT",
 ]
 
 #: Two detections in one row closer than this share of a tile's width are one place read twice.
 SAME_PLACE = 0.5
+#: At most this many boxes are put back (the gate dropped them) or left out (kept, yet no tile the
+#: layout has) to make the rows fit the layout.
+MAX_FIT = 3
+#: Of the boxes the gate dropped, this many (likeliest tiles first) are tried back; of the boxes it
+#: kept, this many (least likely first) are tried out, and the first and last of every row (where
+#: the ends of a rack lie).
+FIT_CANDIDATES = 8
+#: At most this many choices of boxes are tried, likeliest first (each groups the boxes into rows
+#: again: about 5 ms for the default layout's 54).
+MAX_TRIES = 200
+#: A dropped box is tried back only when its short and long sides are within this factor of the
+#: kept boxes' median ones (a tile of the set, not a patch of the table).
+RESTORE_SIZE = 1.35
+#: A dropped box lying on a kept one by this share of the smaller is the detector's second box on it.
+SAME_TILE_OVERLAP = 0.5
 #: A progress callback: (share done in 0..1, stage) - for the app's progress bar. Stages:
 #: "detect" (finding and reading the tiles), "pair" (pairing them with the layout), "done".
 Progress = Callable[[float, str], None]
@@ -129,14 +171,51 @@ def _log_fit(order: Sequence[int], layout: CalibrationLayout, probs: np.ndarray 
     return float(np.log(np.maximum(probs[list(order), labels], 1e-9)).sum())
 
 
+def _ways_seen(layout: CalibrationLayout, quarter: bool) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """The layout's rows as the photo's tiers show them, as positions in ``layout.tiles``: from
+    either side of the table (as laid out, or turned half round); or, in a photo turned a quarter
+    (tiers read top to bottom, left to right: :func:`vision.meld_grouping.rack_tiers`), with the rows'
+    order or each row's reversed, one for each way round."""
+    rows, start = [], 0
+    for row in layout.rows:
+        rows.append(tuple(range(start, start + len(row))))
+        start += len(row)
+    if not quarter:
+        return tuple(rows), tuple(tuple(reversed(row)) for row in reversed(rows))
+    return tuple(reversed(rows)), tuple(tuple(reversed(row)) for row in rows)
+
+
+def _pairings(detections: Detections, layout: CalibrationLayout) -> list[tuple[int, ...]]:
+    """Every pairing whose row counts fit: for each tile of ``layout``, its detection. The tiers are
+    taken across the photo and down it (a close-up in perspective has near-square boxes, so their
+    shape cannot tell a photo turned a quarter), each read from either way round (:func:`_ways_seen`)."""
+    from vision.meld_grouping import rack_tiers
+
+    pairings: list[tuple[int, ...]] = []
+    for quarter in (False, True):
+        tiers = rack_tiers(detections, quarter)
+        as_seen = [i for tier in tiers for i in tier]
+        for way in _ways_seen(layout, quarter):
+            if [len(t) for t in tiers] != [len(r) for r in way]:
+                continue
+            order = [0] * len(as_seen)
+            for detection, position in zip(as_seen, (p for row in way for p in row)):
+                order[position] = detection
+            if tuple(order) not in pairings:
+                pairings.append(tuple(order))
+    return pairings
+
+
 def pair_with_layout(
     detections: Detections, layout: CalibrationLayout, probs: np.ndarray | None = None
 ) -> tuple[int, ...]:
     """For each tile of ``layout`` in reading order, the index of its detection.
 
-    The layout is tried as it is and turned half round (a photo from the other side); of those
-    whose row counts fit, the one the reader's ``probs`` (n x 53) agree with more is taken (as it
-    is, without probabilities). Raises :class:`CalibrationError` when none fits, naming the rows.
+    The layout is tried as it is and turned half round (a photo from the other side), in a photo
+    upright and turned a quarter (:func:`_pairings`); of those whose row counts fit, the one the
+    reader's ``probs`` (n x 53) agree with more is taken (the first, as laid out and upright,
+    without probabilities). Raises :class:`CalibrationError` when none fits, naming the rows as the
+    boxes' shape groups them (:func:`rows_of`).
     """
     if not layout.rows:
         raise CalibrationError("the layout is empty")
@@ -146,20 +225,149 @@ def pair_with_layout(
     doubled = _same_place(rows, detections)  # first: a tile found twice also makes its row's count wrong
     if doubled is not None:
         raise doubled
-    fits: list[tuple[float, int, tuple[int, ...]]] = []
-    first_problem: CalibrationError | None = None
-    for turn, candidate in enumerate((layout, layout.turned())):
-        problem = _count_problems(rows, candidate)
-        if problem is not None:
-            first_problem = first_problem or problem
-            continue
-        order_as_seen = tuple(i for row in rows for i in row)
-        order = order_as_seen if turn == 0 else order_as_seen[::-1]  # reading the turned layout back to front
-        fits.append((_log_fit(order, layout, probs), -turn, order))
+    fits = [(_log_fit(order, layout, probs), -k, order) for k, order in enumerate(_pairings(detections, layout))]
     if not fits:
-        assert first_problem is not None
-        raise first_problem
+        problem = _count_problems(rows, layout)
+        assert problem is not None, "rows whose counts fit the layout give a pairing"
+        raise problem
     return max(fits)[2]
+
+
+def _fits(detections: Detections, layout: CalibrationLayout) -> bool:
+    """Whether the rows of ``detections`` fit ``layout``'s counts (:func:`_pairings`) with no place found twice."""
+    return _same_place(rows_of(detections), detections) is None and bool(_pairings(detections, layout))
+
+
+def _likeliest(candidates: Sequence[int], weight: np.ndarray, size: int) -> list[tuple[int, ...]]:
+    """The choices of ``size`` of the ``candidates``, the highest summed ``weight`` first, at most :data:`MAX_TRIES`."""
+    return sorted(combinations(candidates, size), key=lambda c: -float(weight[list(c)].sum()))[:MAX_TRIES]
+
+
+def restoring(
+    kept: Detections, dropped: Detections, scores: np.ndarray, layout: CalibrationLayout, limit: int = MAX_FIT
+) -> np.ndarray | None:
+    """Mask of the ``dropped`` boxes that, put back beside ``kept``, make the photo's rows fit ``layout``.
+
+    ``kept`` must be short of the layout by 1 to ``limit`` tiles, and exactly that many are put back:
+    tile-sized boxes (:data:`RESTORE_SIZE`) not lying on a kept one, tried as the fewest, likeliest
+    (``scores``: how likely each dropped box is a tile, e.g. the gate's) first. ``None`` when the kept
+    boxes are not short by that much or no such choice fits.
+    """
+    scores = np.asarray(scores, np.float64)
+    if scores.shape != (len(dropped),):
+        raise ValueError(f"{scores.shape} scores for {len(dropped)} dropped boxes")
+    missing = len(layout.tiles) - len(kept)
+    if not 1 <= missing <= limit or len(kept) == 0 or len(dropped) < missing:
+        return None
+    sides = np.sort(np.stack([dropped.widths, dropped.heights], axis=1), axis=1)
+    usual = np.median(np.sort(np.stack([kept.widths, kept.heights], axis=1), axis=1), axis=0)
+    ratio = sides / np.maximum(usual, 1e-6)
+    sized = np.all((ratio <= RESTORE_SIZE) & (ratio >= 1 / RESTORE_SIZE), axis=1)
+    apart = box_overlap(dropped.boxes, kept.boxes).max(axis=1) < SAME_TILE_OVERLAP
+    candidates = [int(i) for i in np.argsort(-scores, kind="stable") if sized[i] and apart[i]][:FIT_CANDIDATES]
+    for choice in _likeliest(candidates, np.log(np.clip(scores, 1e-9, 1.0)), missing):
+        mask = np.zeros(len(dropped), bool)
+        mask[list(choice)] = True
+        if _fits(Detections.concat([kept, dropped[mask]]), layout):
+            return mask
+    return None
+
+
+def leaving_out(
+    detections: Detections, scores: np.ndarray, layout: CalibrationLayout, probs: np.ndarray | None = None,
+    limit: int = MAX_FIT,
+) -> np.ndarray | None:
+    """Mask of the ``detections`` to leave out as no tiles so that the rest fit ``layout``.
+
+    The detections must outnumber the layout's tiles by 1 to ``limit``, and exactly that many are left
+    out: of the :data:`FIT_CANDIDATES` least likely tiles (``scores``, e.g. the gate's) and the first
+    and last box of every row, the choice whose pairing the reader's ``probs`` (n x 53) agree with
+    most (:func:`pair_with_layout`), then the least likely. ``None`` when the detections do not
+    outnumber the layout so or no choice fits. The end of a rack, a knot in the wood or a key of a
+    keyboard read as a tile makes a row too long, or a row of its own; a real tile left out instead
+    shifts the labels of its row, which the reader's probabilities tell.
+    """
+    scores = np.asarray(scores, np.float64)
+    if scores.shape != (len(detections),):
+        raise ValueError(f"{scores.shape} scores for {len(detections)} detections")
+    extra = len(detections) - len(layout.tiles)
+    if not 1 <= extra <= limit:
+        return None
+    ends = {row[k] for row in rows_of(detections) for k in (0, -1)}
+    candidates = sorted({*[int(i) for i in np.argsort(scores, kind="stable")][:FIT_CANDIDATES], *ends})
+    weight = -np.log(np.clip(scores, 1e-9, 1.0))  # the least likely tiles first
+    best: tuple[float, float, np.ndarray] | None = None
+    for choice in _likeliest(candidates, weight, extra):
+        mask = np.zeros(len(detections), bool)
+        mask[list(choice)] = True
+        rest = detections[~mask]
+        if not _fits(rest, layout):
+            continue
+        order = pair_with_layout(rest, layout, None if probs is None else probs[~mask])
+        fit = _log_fit(order, layout, None if probs is None else probs[~mask])
+        key = (fit, float(weight[list(choice)].sum()))
+        if best is None or key > best[:2]:
+            best = (*key, mask)
+    return None if best is None else best[2]
+
+
+@dataclass(frozen=True, eq=False)
+class PairedPhoto:
+    """A calibration photo paired with its layout: its tiles, and what was done to make them fit."""
+
+    samples: tuple[TileSample, ...]
+    #: Positions in :attr:`samples` of the tiles the gate had dropped, put back where the layout has one.
+    put_back: tuple[int, ...] = ()
+    #: The boxes left out as no tile of the layout (shown to the player).
+    left_out: tuple[NoTileSample, ...] = ()
+    #: Those of :attr:`left_out` unlike every tile of the photo (:func:`vision.profiles.unlike_the_rest`):
+    #: what a profile keeps as no tile of the player's set.
+    not_tiles: tuple[NoTileSample, ...] = ()
+
+
+def samples_from(seen: "SeenTiles", layout: CalibrationLayout, fit: int = MAX_FIT) -> PairedPhoto:
+    """The tiles ``seen`` in a calibration photo paired with ``layout``, each with its crops and embedding.
+
+    When the boxes kept are up to ``fit`` tiles short of the layout, boxes the gate dropped are put
+    back (:func:`restoring`); when they are up to ``fit`` too many, the least likely tiles are left
+    out (:func:`leaving_out`); 0: the boxes kept, as they are. Raises :class:`CalibrationError`
+    naming the rows of the boxes kept when nothing fits, and when two boxes lie at one place (a tile
+    found twice, as each face of a two-faced joker: leaving one out would teach the profile that a
+    tile of the set is no tile).
+    """
+    kept, left_out, not_tiles = len(seen.detections), (), ()
+    try:
+        order = pair_with_layout(seen.detections, layout, seen.reading.probs)
+    except CalibrationError:
+        if not fit or (len(seen.detections) and _same_place(rows_of(seen.detections), seen.detections) is not None):
+            raise
+        if len(seen.detections) > len(layout.tiles):
+            scores = seen.detections.confidences * seen.reading.tile_prob
+            out = leaving_out(seen.detections, scores, layout, seen.reading.probs, fit)
+            if out is None:
+                raise
+            staying = np.flatnonzero(~out)
+            order = tuple(int(staying[i]) for i in pair_with_layout(seen.detections[~out], layout, seen.reading.probs[~out]))
+            photo_mean = seen.reading.embeddings.mean(axis=0)
+            boxes = {
+                int(i): NoTileSample(seen.views[:, i], seen.reading.embeddings[i], photo_mean,
+                                     tuple(float(v) for v in seen.detections.boxes[i]))
+                for i in np.flatnonzero(out)
+            }
+            left_out = tuple(boxes.values())
+            not_tiles = tuple(boxes[i] for i in unlike_the_rest(seen.reading.embeddings, list(boxes)))
+        else:
+            scores = seen.dropped.confidences * seen.dropped_reading.tile_prob
+            back = restoring(seen.detections, seen.dropped, scores, layout, fit)
+            if back is None:
+                raise
+            seen = seen.keeping(back)
+            order = pair_with_layout(seen.detections, layout, seen.reading.probs)
+    samples = tuple(
+        TileSample(tile, seen.views[:, i], seen.reading.embeddings[i], tuple(float(v) for v in seen.detections.boxes[i]))
+        for tile, i in zip(layout.tiles, order)
+    )
+    return PairedPhoto(samples, tuple(k for k, i in enumerate(order) if i >= kept), left_out, not_tiles)
 
 
 def collect_samples(
@@ -169,12 +377,15 @@ def collect_samples(
     detector_weights: str | Path | None = None,
     reader_weights: str | Path | None = None,
     progress: Progress | None = None,
-) -> tuple[TileSample, ...]:
+    fit: int = MAX_FIT,
+) -> PairedPhoto:
     """Find the tiles of a calibration photo, pair them with ``layout``, keep each one's crops.
 
     Each sample holds the crops exactly as the reader reads them (every margin) and the reader's
-    embedding of them, labelled with the layout's tile. Raises :class:`CalibrationError` when the
-    photo does not match the layout, :class:`vision.model_files.ModelFileError` for missing models.
+    embedding of them, labelled with the layout's tile (:func:`samples_from`, which puts back or
+    leaves out up to ``fit`` boxes to fit the layout). Raises :class:`CalibrationError` when the
+    photo does not match the layout (naming the rows of the boxes the gate kept),
+    :class:`vision.model_files.ModelFileError` for missing models.
     """
     from vision.pipeline import see_tiles
 
@@ -182,10 +393,6 @@ def collect_samples(
     report(0.05, "detect")
     seen = see_tiles(image, detector_weights=detector_weights, reader_weights=reader_weights)
     report(0.8, "pair")
-    order = pair_with_layout(seen.detections, layout, seen.reading.probs)
-    samples = tuple(
-        TileSample(tile, seen.views[:, i], seen.reading.embeddings[i], tuple(float(v) for v in seen.detections.boxes[i]))
-        for tile, i in zip(layout.tiles, order)
-    )
+    paired = samples_from(seen, layout, fit)
     report(1.0, "done")
-    return samples
+    return paired

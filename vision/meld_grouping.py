@@ -32,7 +32,7 @@ import numpy as np
 
 from vision.detections import Detections
 
-__all__ = ["group_into_melds", "LAYOUT_KINDS"]
+__all__ = ["group_into_melds", "rack_tiers", "looks_turned_a_quarter", "LAYOUT_KINDS"]
 
 LAYOUT_KINDS = ("table", "rack")
 #: A tile's long side over its short side (Rummikub tiles are about 2:3).
@@ -255,10 +255,21 @@ def _tilt(centres: np.ndarray, size: float) -> float:
     return float(min((t for t, sc in zip(candidates, scores) if sc >= best - 1e-6), key=abs))
 
 
-def _rack(dets: Detections) -> list[list[int]]:
+def looks_turned_a_quarter(dets: Detections) -> bool:
+    """Whether a rack's standing tiles look wide, so that the photo is turned a quarter."""
+    return bool(np.median(dets.widths / np.maximum(dets.heights, 1e-6)) > 1.1)
+
+
+def rack_tiers(dets: Detections, quarter: bool | None = None) -> list[list[int]]:
+    """Indices of ``dets`` per tier of a rack, each ordered along it: the tiers run across the photo,
+    or down it when ``quarter`` (the photo turned a quarter; the axes swapped, so a tier is read top
+    to bottom and the tiers left to right); ``None``: as the boxes' shape says
+    (:func:`looks_turned_a_quarter`). Near-square boxes (a close-up in perspective) say little,
+    which is why a caller that knows the tiers' counts tries both (:mod:`vision.calibration`)."""
+    if len(dets) == 0:
+        return []
     centres, heights = dets.centers, dets.heights
-    if np.median(dets.widths / np.maximum(dets.heights, 1e-6)) > 1.1:
-        # Standing tiles look wide: the photo is turned a quarter; work in swapped axes.
+    if looks_turned_a_quarter(dets) if quarter is None else quarter:
         centres, heights = centres[:, ::-1].copy(), dets.widths
     angle = _tilt(centres, float(np.median(np.maximum(dets.widths, dets.heights))))
     c, s = np.cos(-angle), np.sin(-angle)
@@ -279,4 +290,4 @@ def group_into_melds(detections: Detections, kind: str = "table") -> list[list[i
         raise ValueError(f"kind must be one of {', '.join(LAYOUT_KINDS)}, got {kind!r}")
     if len(detections) == 0:
         return []
-    return _table(detections) if kind == "table" else _rack(detections)
+    return _table(detections) if kind == "table" else rack_tiers(detections)

@@ -238,9 +238,10 @@ def read(
     ``image`` is a path, bytes, a file object, or a BGR uint8 array; the weights default to the
     shipped ``detector.onnx`` and ``reader.onnx`` (see :mod:`vision.model_files`). A ``profile``
     of the player's own tiles (:mod:`vision.profiles`) keeps the boxes the gate dropped that it
-    vouches for and adapts the reader's probabilities before decoding; the tiles the player changed
-    this session (``memory``, :mod:`vision.session_memory`) then read a near copy of one as the
-    player set it, and a near copy of a box the player removed is flagged. Raises
+    vouches for and adapts the reader's probabilities before decoding, and a near copy of a box it
+    holds as no tile is flagged (:meth:`vision.profiles.TileProfile.looks_like_no_tile`); the tiles
+    the player changed this session (``memory``, :mod:`vision.session_memory`) then read a near copy
+    of one as the player set it, and a near copy of a box the player removed is flagged. Raises
     :class:`vision.images.ImageError` for what is not a readable photo and
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
@@ -252,10 +253,13 @@ def read(
     if profile is not None:
         seen = seen.vouched_by(profile)
     probs = seen.reading.probs if profile is None else profile.adapt(seen.reading.probs, seen.reading.embeddings)
-    like_removed = None  # boxes like one the player removed this session: flagged
+    like_removed = None  # boxes like one the player removed this session, or the profile holds as no tile: flagged
+    if profile is not None and len(profile.not_tiles):
+        like_removed = profile.looks_like_no_tile(seen.reading.embeddings)
     if memory is not None:
         probs = memory.adapt(probs, seen.reading.embeddings)
-        like_removed = memory.looks_removed(seen.reading.embeddings)
+        removed = memory.looks_removed(seen.reading.embeddings)
+        like_removed = removed if like_removed is None else like_removed | removed
     groups = group_into_melds(seen.detections, reading_kind.value)
     height, width = photo.shape[:2]
     reading = build_reading(
@@ -263,8 +267,8 @@ def read(
         like_removed,
     )
     order = [i for g in groups for i in g]  # the reading's tile order
-    if memory is not None:
-        heard = memory.heard(seen.reading.embeddings)
+    if memory is not None or like_removed is not None:
+        heard = memory.heard(seen.reading.embeddings) if memory is not None else np.full(len(order), -1)
         reading = replace(reading, tiles=tuple(
             replace(tile, remembered=bool(heard[i] == tile.tile.index), like_removed=bool(like_removed[i]))
             for tile, i in zip(reading.tiles, order)

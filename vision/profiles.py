@@ -5,6 +5,7 @@
                                                 class means of the samples' embeddings; each
                                                 correction also remembered as itself
     profile.adapt(probs, embeddings) -> probs   the reader's probabilities, adapted
+    profile.looks_like_no_tile(embeddings)      boxes like one the player's set showed as no tile
 
 How it adapts (chosen by measurement, ``python -m training.evaluate_profiles``; figures in
 ``models/reader.md``): nearest class mean on the reader's own embeddings, mixed with the
@@ -50,6 +51,16 @@ gate (detector x reader's P(tile), :data:`vision.pipeline.MIN_TILE_PROB`) drops 
 dropped box is kept when the reader is at least :data:`VOUCH_TILE_PROB` sure it shows a tile *and*
 the profile recognises it (cosine :data:`VOUCH_RECOGNISED` or more to one of its class means); the
 profile's cosine alone let through as many non-tiles as tiles (``models/reader.md``).
+
+A profile also **remembers what is no tile** (:attr:`TileProfile.not_tiles`): the end of a rack or
+a knot in the table read as a tile is there in every photo of the player's table, session after
+session. A box left out of a calibration photo as no tile of the layout
+(:func:`vision.calibration.leaving_out`), or removed on the Play page with teaching on, is kept as
+its embedding less the mean of its photo's boxes - unless it looks like a box kept beside it
+(:func:`unlike_the_rest`) - and a box of a later photo that is a near copy of
+one (:func:`near_copies`: the same comparison, photo-centred, and the same cosine
+:data:`NO_TILE_FROM` as the session's memory of removed boxes, :mod:`vision.session_memory`) is
+flagged, never dropped - from the first photo of every session.
 """
 
 from __future__ import annotations
@@ -61,7 +72,11 @@ import numpy as np
 
 from solver.tiles import NUM_KINDS, Tile
 
-__all__ = ["TileSample", "TileProfile", "unit_rows", "TEMPERATURE", "WEIGHT", "RECOGNISED", "VOUCH_TILE_PROB", "VOUCH_RECOGNISED", "REMEMBERED_FROM"]
+__all__ = [
+    "TileSample", "NoTileSample", "TileProfile", "unit_rows", "photo_centred", "near_copies", "unlike_the_rest",
+    "TEMPERATURE", "WEIGHT", "RECOGNISED", "VOUCH_TILE_PROB", "VOUCH_RECOGNISED", "REMEMBERED_FROM", "NO_TILE_FROM",
+    "MIN_PHOTO_TILES",
+]
 
 #: Softmax temperature on the cosine similarities (cosines of one set's tiles lie close together).
 TEMPERATURE = 0.05
@@ -86,6 +101,19 @@ VOUCH_RECOGNISED = 0.85
 #: from 0.8, 108 from 0.85, **103** from 0.9, 110 from 0.95; corrections in the class means only 118,
 #: no correction 141).
 REMEMBERED_FROM = 0.9
+#: A photo with fewer tiles says too little about its own light to be its centre (two tiles less
+#: their mean are each other's mirror image): nothing changed or removed on it is remembered, and no
+#: box of it is compared as a near copy (:func:`near_copies`).
+MIN_PHOTO_TILES = 5
+#: The cosine (photo-centred, :func:`near_copies`) from which a box is a near copy of one that is no
+#: tile: one the player removed this session (:mod:`vision.session_memory`) or one the profile holds
+#: (:meth:`TileProfile.looks_like_no_tile`). Chosen in session 33 on the edition kept for choosing,
+#: tables with rack ends and distractors photographed again (``python -m training.evaluate_profiles
+#: --removals --editions selection-heavy --seed S --test-set T --removed-from 0.75 0.8 0.85 0.9 0.95``;
+#: seeds 0 and 2 at phone resolution and small, 3 and 4 small; 12 photos each): of 88 non-tiles on
+#: the retaken photos (some new to them) 70, 69, **62**, 52, 37 flagged; of 2,013 real tiles 6, 2,
+#: **0**, 0, 0. Lower than a change's :data:`REMEMBERED_FROM`, since a flag costs a look, not a reading.
+NO_TILE_FROM = 0.85
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,9 +129,79 @@ class TileSample:
     box: tuple[float, ...] = ()
 
 
+@dataclass(frozen=True, eq=False)
+class NoTileSample:
+    """A box the player's set showed that is no tile (the end of their rack read as a joker): left
+    out of a calibration photo, or removed on the Play page with teaching on."""
+
+    #: (margins, s, s, 3) uint8 BGR: the crops exactly as the reader read them.
+    crops: np.ndarray
+    #: (d,) the reader's embedding of those crops.
+    embedding: np.ndarray
+    #: (d,) the mean embedding of every box read on its photo (this one too): its photo's centre.
+    photo_mean: np.ndarray
+    #: Where the box was in its photo (x1, y1, x2, y2); () when unknown.
+    box: tuple[float, ...] = ()
+
+
 def unit_rows(rows: np.ndarray) -> np.ndarray:
     """Each row scaled to unit length (a row of zeros stays zero): what a cosine compares."""
     return rows / np.maximum(np.linalg.norm(rows, axis=-1, keepdims=True), 1e-12)
+
+
+def photo_centred(embeddings: np.ndarray) -> np.ndarray:
+    """One photo's embeddings (n, d) less their mean: what the photo's tiles share (light, plastic,
+    font weight) cancels, so a box compares with a box of another photo by what tells it apart."""
+    embeddings = np.asarray(embeddings, np.float64)
+    return embeddings - embeddings.mean(axis=0)
+
+
+def unlike_the_rest(embeddings: np.ndarray, chosen: Sequence[int], threshold: float = NO_TILE_FROM) -> list[int]:
+    """Of the boxes ``chosen`` (rows of one photo's ``embeddings``, n x d; the boxes the player took
+    for no tiles), those whose photo-centred cosine to every other box of the photo is below
+    ``threshold``; none of a photo of fewer than :data:`MIN_PHOTO_TILES` boxes.
+
+    Why: a box taken for no tile that looks like a tile kept beside it would flag that tile in every
+    later photo. On the held-out editions' small tables a first version without this kept as no
+    tiles seven boxes the gate had dropped that looked like the photo's small tiles, and six real
+    tiles of the retaken photo were flagged (``models/reader.md``).
+    """
+    embeddings = np.asarray(embeddings, np.float64)
+    chosen = [int(i) for i in chosen]
+    rest = np.setdiff1d(np.arange(len(embeddings)), chosen)
+    if len(embeddings) < MIN_PHOTO_TILES or not chosen:
+        return []
+    if not len(rest):
+        return chosen
+    unit = unit_rows(photo_centred(embeddings))
+    nearest = (unit[chosen] @ unit[rest].T).max(axis=1)
+    return [i for i, cosine in zip(chosen, nearest) if cosine < threshold]
+
+
+def near_copies(
+    embeddings: np.ndarray, remembered: np.ndarray, threshold: float, rivals: np.ndarray | None = None
+) -> np.ndarray:
+    """(n,) bool per box of one photo (``embeddings``, n x d): its photo-centred unit embedding is at
+    cosine ``threshold`` or more to one of ``remembered`` (r x d, photo-centred unit rows), and
+    nearer to it than to every row of ``rivals``. None of a photo of fewer than :data:`MIN_PHOTO_TILES`.
+
+    Why photo-centred: a profile's centre comes from its calibration photo, in other light; a box of
+    a photo taken later compared on that centre shares the later photo's light with every tile of
+    that photo, so a box held as no tile from that table came closer to the photo's real tiles than
+    their own class means did (``models/reader.md``).
+    """
+    embeddings = np.asarray(embeddings, np.float64)
+    if not len(remembered) or len(embeddings) < MIN_PHOTO_TILES:
+        return np.zeros(len(embeddings), bool)
+    if embeddings.ndim != 2 or embeddings.shape[1] != remembered.shape[1]:
+        raise ValueError(
+            f"embeddings of shape {embeddings.shape} do not fit boxes of dimension {remembered.shape[1]}: "
+            "were they made with another reader?"
+        )
+    unit = unit_rows(photo_centred(embeddings))
+    to_remembered = (unit @ remembered.T).max(axis=1)
+    to_rivals = (unit @ rivals.T).max(axis=1) if rivals is not None and len(rivals) else np.full(len(unit), -np.inf)
+    return (to_remembered >= threshold) & (to_remembered > to_rivals)
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,13 +217,20 @@ class TileProfile:
     exemplars: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     exemplar_labels: np.ndarray = field(default_factory=lambda: np.zeros(0, int))  # (m,) their classes
     remembered_from: float = REMEMBERED_FROM  # the cosine from which a correction is heard
+    #: (r, d) the boxes the player's set showed that are no tiles (left out of a calibration photo, or
+    #: removed on the Play page with teaching on), each less its photo's mean, unit: a near copy is
+    #: flagged (:meth:`looks_like_no_tile`).
+    not_tiles: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
+    no_tile_from: float = NO_TILE_FROM  # the cosine from which a box is a near copy of one
 
     @classmethod
     def from_samples(
-        cls, name: str, samples: Sequence[TileSample], corrections: Sequence[TileSample] = ()
+        cls, name: str, samples: Sequence[TileSample], corrections: Sequence[TileSample] = (),
+        not_tiles: Sequence[NoTileSample] = (),
     ) -> "TileProfile":
         """The profile of calibration ``samples`` and the player's ``corrections``: both make the
-        class means; the corrections are also remembered one by one."""
+        class means; the corrections are also remembered one by one. The boxes ``not_tiles`` are
+        remembered as no tiles, each less its photo's mean."""
         every = [*samples, *corrections]
         if not every:
             raise ValueError("a profile needs at least one sample")
@@ -140,7 +245,17 @@ class TileProfile:
         np.add.at(means, labels, unit_rows(embeddings - centre))
         means[seen] = unit_rows(means[seen])
         remembered = slice(len(samples), len(every))
-        return cls(name, centre, means, seen, counts, unit_rows(embeddings[remembered] - centre), labels[remembered])
+        no_tiles = np.zeros((0, embeddings.shape[1]))
+        if not_tiles:
+            no_tiles = np.stack([np.asarray(b.embedding, np.float64) - b.photo_mean for b in not_tiles])
+            if no_tiles.shape[1] != embeddings.shape[1]:
+                raise ValueError(
+                    f"boxes that are no tiles of dimension {no_tiles.shape[1]} for tiles of {embeddings.shape[1]}"
+                )
+        return cls(
+            name, centre, means, seen, counts, unit_rows(embeddings[remembered] - centre), labels[remembered],
+            not_tiles=unit_rows(no_tiles),
+        )
 
     @property
     def size(self) -> int:
@@ -172,6 +287,13 @@ class TileProfile:
         if len(embeddings) == 0:
             return np.zeros(0)
         return self.cosines(embeddings).max(axis=1)
+
+    def looks_like_no_tile(self, embeddings: np.ndarray) -> np.ndarray:
+        """(n,) bool per box of one photo: a near copy (:func:`near_copies`, cosine :attr:`no_tile_from`
+        or more) of a box the player's set showed as no tile. Flagged for the player to check, never
+        dropped, as a box like one removed this session is
+        (:meth:`vision.session_memory.SessionMemory.looks_removed`)."""
+        return near_copies(embeddings, self.not_tiles, self.no_tile_from)
 
     def vouches_for(self, tile_prob: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         """Mask of the boxes (dropped by the gate) this profile keeps as tiles: the reader at least

@@ -68,8 +68,9 @@ class ReadTile:
     ``corrected`` says the rules overruled the classifier's first choice; ``uncertain`` asks
     the user to confirm; ``remembered`` says it was read as the player set a tile it looks like
     earlier in the session, and ``like_removed`` that it looks like a box the player removed earlier
-    in the session as no tile (it is then ``uncertain`` too) (:mod:`vision.session_memory`; neither
-    is in :meth:`to_json`: only the app keeps a session).
+    in the session as no tile (:mod:`vision.session_memory`), or one the tile profile holds as no
+    tile (:meth:`vision.profiles.TileProfile.looks_like_no_tile`); it is then ``uncertain`` too.
+    Neither is in :meth:`to_json`.
     """
 
     tile: Tile

@@ -46,33 +46,21 @@ import numpy as np
 
 from solver.tiles import NUM_KINDS, Tile
 from vision.detections import box_overlap
-from vision.profiles import REMEMBERED_FROM, WEIGHT, TileProfile, unit_rows
+from vision.profiles import (
+    MIN_PHOTO_TILES, NO_TILE_FROM, REMEMBERED_FROM, WEIGHT, TileProfile, near_copies, photo_centred, unit_rows,
+)
 
 __all__ = ["SessionMemory", "MIN_PHOTO_TILES", "MAX_REMEMBERED", "REMOVED_FROM", "lying_apart"]
 
-#: A photo with fewer tiles says too little about its own light to be its centre: a change made on
-#: it is not remembered, and the memory does not read it (two tiles less their mean are each
-#: other's mirror image).
-MIN_PHOTO_TILES = 5
 #: A removed box overlapping a box that stays by this share of the smaller of the two is the
 #: detector's second box on that tile (:func:`lying_apart`).
 SAME_TILE_OVERLAP = 0.5
-#: The cosine (photo-centred) from which a box is a near copy of one the player removed. Chosen on
-#: the edition kept for choosing, tables with rack ends and distractors photographed again (``python
-#: -m training.evaluate_profiles --removals --editions selection-heavy --seed S --test-set T
-#: --removed-from 0.75 0.8 0.85 0.9 0.95``; seeds 0 and 2 at phone resolution and small, 3 and 4
-#: small; 12 photos each): of 88 non-tiles on the retaken photos (some new to them) 70, 69, **62**,
-#: 52, 37 flagged; of 2,013 real tiles 6, 2, **0**, 0, 0. Lower than a change's
-#: :data:`vision.profiles.REMEMBERED_FROM`, since a flag costs a look, not a reading.
-REMOVED_FROM = 0.85
+#: The cosine (photo-centred) from which a box is a near copy of one the player removed: the same as
+#: for a box a tile profile holds as no tile (:data:`vision.profiles.NO_TILE_FROM`, where how it was
+#: chosen is told).
+REMOVED_FROM = NO_TILE_FROM
 #: Changes remembered at most; the oldest is forgotten first (a session of a whole evening's games).
 MAX_REMEMBERED = 200
-
-
-def _photo_centred(embeddings: np.ndarray) -> np.ndarray:
-    """One photo's embeddings (n, d) less their mean."""
-    embeddings = np.asarray(embeddings, np.float64)
-    return embeddings - embeddings.mean(axis=0)
 
 
 def lying_apart(boxes: np.ndarray, removed: Sequence[int]) -> list[int]:
@@ -141,7 +129,7 @@ class SessionMemory:
         for index in [i for i, _ in changed] + list(removed):
             if not 0 <= index < len(embeddings):
                 raise ValueError(f"tile {index} is not on a photo of {len(embeddings)} tiles")
-        centred = unit_rows(_photo_centred(embeddings))
+        centred = unit_rows(photo_centred(embeddings))
         exemplars, labels = list(self.exemplars[: self.changed_count]), [int(label) for label in self.labels]
         not_tiles = list(self.not_tiles[: self.removed_count])
 
@@ -181,7 +169,7 @@ class SessionMemory:
         heard = np.full(len(embeddings), -1)
         if not self.changed_count or len(embeddings) < MIN_PHOTO_TILES:
             return heard
-        q, nearest = self._profile().opinion(_photo_centred(embeddings))  # a class's mean is zero: only near copies count
+        q, nearest = self._profile().opinion(photo_centred(embeddings))  # a class's mean is zero: only near copies count
         near = nearest[:, 0] >= REMEMBERED_FROM
         heard[near] = q[near].argmax(axis=1)
         return heard
@@ -191,15 +179,9 @@ class SessionMemory:
         photo-centred) of a box the player removed, and nearer to it than to every changed
         tile. Such a box is flagged for the player to check, never dropped: the player may have
         removed a real tile that was not theirs, and a dropped tile is lost without a word."""
-        embeddings = np.asarray(embeddings, np.float64)
-        if not self.removed_count or len(embeddings) < MIN_PHOTO_TILES:
+        if not self.removed_count:
             return np.zeros(len(embeddings), bool)
-        if embeddings.ndim != 2 or embeddings.shape[1] != self.not_tiles.shape[1]:
-            raise ValueError(f"embeddings of shape {embeddings.shape} do not fit this memory ({self.not_tiles.shape[1]})")
-        unit = unit_rows(_photo_centred(embeddings))
-        to_removed = (unit @ self.not_tiles.T).max(axis=1)
-        to_changed = (unit @ self.exemplars.T).max(axis=1) if self.changed_count else np.full(len(unit), -np.inf)
-        return (to_removed >= self.removed_from) & (to_removed > to_changed)
+        return near_copies(embeddings, self.not_tiles, self.removed_from, self.exemplars if self.changed_count else None)
 
     def adapt(self, probs: np.ndarray, embeddings: np.ndarray) -> np.ndarray:
         """The probabilities ``probs`` (n, 53) of one photo's tiles, with each tile that is a near copy
@@ -210,7 +192,7 @@ class SessionMemory:
             return probs
         if len(embeddings) != len(probs):
             raise ValueError(f"{len(embeddings)} embeddings for {len(probs)} tiles")
-        return self._profile().adapt(probs, _photo_centred(embeddings), self.weight)
+        return self._profile().adapt(probs, photo_centred(embeddings), self.weight)
 
 
 def _last(rows: list[np.ndarray], dimension: int) -> np.ndarray:

@@ -11,8 +11,10 @@ bad photo saves nothing; a profile that exists already gets the new tiles added.
 
 JSON (``--json``)::
 
-    calibrate:   {"name": str, "tiles": int, "kinds": int, "added": int, "photos": int, "layout": notation}
-    tiles list:  {"profiles": [{"name", "tiles", "kinds", "corrections", "updated"}], "skipped": [text, ...]}
+    calibrate:   {"name": str, "tiles": int, "kinds": int, "added": int, "photos": int, "layout": notation,
+                  "put_back": int, "left_out": int}   (tiles the gate had dropped taken where the layout has
+                  one; boxes left out as no tile of the layout: :func:`vision.calibration.samples_from`)
+    tiles list:  {"profiles": [{"name", "tiles", "kinds", "corrections", "updated", "not_tiles"}], "skipped": [text, ...]}
     tiles delete: {"deleted": name}
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from solver.i18n import error_text, tr
+from solver.i18n import error_text, tile_label, tr
 from vision.calibration import CalibrationError, parse_layout
 
 from ..profile_store import ProfileError, ProfileStore, safe_name
@@ -76,7 +78,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     name = safe_name(args.name)
     layout = parse_layout(args.layout)
     store = ProfileStore()
-    samples = []
+    samples, put_back, left_out, not_tiles = [], 0, 0, []
     for path in args.photos:
         try:
             image = load_image(path)
@@ -85,17 +87,31 @@ def _run_calibrate(args: argparse.Namespace) -> int:
                 "cannot read the photo {path}: {reason}; nothing was saved", path=path, reason=err
             ) from err
         try:
-            samples.extend(collect_samples(image, layout))
+            paired = collect_samples(image, layout)
         except CalibrationError as err:
             raise CalibrationError("photo {path}: {reason}; nothing was saved", path=path, reason=err) from err
         except ModelFileError as err:
             raise CalibrationError("photo reading is not available: {reason}", reason=err) from err
-    stored = store.save(name, samples, reader_fingerprint(load_reader()))
+        if paired.put_back and not args.json:
+            print(tr(
+                "Photo {path}: {count} tile(s) the reader doubted were taken where the layout has one: {tiles}.",
+                args.lang, path=path, count=len(paired.put_back),
+                tiles=", ".join(tile_label(paired.samples[k].tile, args.lang) for k in paired.put_back),
+            ))
+        if paired.left_out and not args.json:
+            print(tr(
+                "Photo {path}: {count} box(es) that are no tile of the layout were left out.",
+                args.lang, path=path, count=len(paired.left_out),
+            ))
+        samples.extend(paired.samples)
+        put_back, left_out = put_back + len(paired.put_back), left_out + len(paired.left_out)
+        not_tiles.extend(paired.not_tiles)
+    stored = store.save(name, samples, reader_fingerprint(load_reader()), not_tiles=not_tiles)
     summary = stored.summary
     if args.json:
         emit_json({
             "name": summary.name, "tiles": summary.tiles, "kinds": summary.kinds, "added": len(samples),
-            "photos": len(args.photos), "layout": layout.notation,
+            "photos": len(args.photos), "layout": layout.notation, "put_back": put_back, "left_out": left_out,
         })
     else:
         print(tr(
@@ -112,7 +128,8 @@ def _run_list(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({
             "profiles": [
-                {"name": p.name, "tiles": p.tiles, "kinds": p.kinds, "corrections": p.corrections, "updated": p.updated}
+                {"name": p.name, "tiles": p.tiles, "kinds": p.kinds, "corrections": p.corrections, "updated": p.updated,
+                 "not_tiles": p.not_tiles}
                 for p in listing.profiles
             ],
             "skipped": [error_text(err, args.lang) for err in listing.skipped],
@@ -124,7 +141,7 @@ def _run_list(args: argparse.Namespace) -> int:
             print(tr(
                 "{name}: {tiles} tile(s) of {kinds} kind(s), {corrections} from corrections; changed {updated}",
                 args.lang, name=p.name, tiles=p.tiles, kinds=p.kinds, corrections=p.corrections, updated=p.updated,
-            ))
+            ) + (tr("; {count} box(es) that are no tile", args.lang, count=p.not_tiles) if p.not_tiles else ""))
     return 0
 
 

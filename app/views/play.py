@@ -256,8 +256,8 @@ def set_table_rack(new: TableAndRack) -> None:
     removed = tile_profiles.removals(table_rack, new)
     if changed or removed:
         remember(changed, removed)
-    if changed and session.get(tile_profiles.TEACH) and tile_profiles.active_name():
-        teach(changed)
+    if (changed or removed) and session.get(tile_profiles.TEACH) and tile_profiles.active_name():
+        teach(changed, removed)
     replace_reading(reading.fixed_to(new))
 
 
@@ -271,22 +271,28 @@ def remember(changed, removed) -> None:
         log.warning("remembering the changed or removed tiles failed", exc_info=True)
 
 
-def teach(changed) -> None:
-    """Add the photo tiles the player just changed to the active tile profile (the opt-in switch)."""
+def teach(changed, removed) -> None:
+    """Add the photo tiles the player just changed, and the boxes just removed as no tiles, to the
+    active tile profile (the opt-in switch)."""
     try:
-        stored = tile_profiles.teach(session.get(SAMPLES, {}), changed)
+        stored = tile_profiles.teach(session.get(SAMPLES, {}), changed, removed)
     except Exception as err:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
         log.warning("teaching the tile profile failed: %s", err)
         session.put(TAUGHT, ("error", tr("The tile profile could not learn this tile: {reason}", lang, reason=error_text(err, lang))))
         return
-    if stored is not None:
+    if stored is not None and changed:
         session.put(TAUGHT, ("success", tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name)))
+    elif stored is not None:
+        session.put(TAUGHT, ("success", tr(
+            "The tile profile {name!r} learnt that this is no tile: in later photos anything that looks the same is "
+            "marked for you to check.", lang, name=stored.name,
+        )))
 
 
 with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok or bool(excess)):
     if tile_profiles.active_name():
         st.toggle(
-            ui.plain(tr("Teach the tile profile {name!r} each tile I change", lang, name=tile_profiles.active_name())),
+            ui.plain(tr("Teach the tile profile {name!r} each tile I change or remove", lang, name=tile_profiles.active_name())),
             key=tile_profiles.TEACH,
         )
     memory = tile_profiles.remembered()

@@ -18,7 +18,7 @@ from app import tile_profiles
 from app.profile_store import ProfileError, safe_name
 from solver.i18n import error_text, tile_label, tr
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, CalibrationLayout, parse_layout
-from vision.profiles import TileSample
+from vision.profiles import NoTileSample, TileSample
 
 PENDING = "tiles_pending"
 #: Session key of the message left by a callback for the next run: ("success" | "error", text).
@@ -37,6 +37,12 @@ class Pending:
     layout: CalibrationLayout
     samples: tuple[TileSample, ...]
     photos: int
+    #: Positions in :attr:`samples` of the tiles the gate had dropped, put back where the layout has one.
+    put_back: frozenset[int] = frozenset()
+    #: Per photo, the boxes left out as no tile of the layout.
+    left_out: tuple[tuple[NoTileSample, ...], ...] = ()
+    #: Those the profile keeps as no tile of the player's set (:attr:`vision.calibration.PairedPhoto.not_tiles`).
+    not_tiles: tuple[NoTileSample, ...] = ()
 
 
 lang = session.lang()
@@ -84,7 +90,7 @@ if listing.profiles:
             c1.text(tr(
                 "{name}: {tiles} tile(s) of {kinds} kind(s), {corrections} from corrections", lang,
                 name=summary.name, tiles=summary.tiles, kinds=summary.kinds, corrections=summary.corrections,
-            ))
+            ) + (tr("; {count} box(es) that are no tile", lang, count=summary.not_tiles) if summary.not_tiles else ""))
             c2.button(tr("Delete", lang), key=f"tiles_delete_{i}", on_click=delete, args=(summary.name,))
 
 # --- calibration -------------------------------------------------------------------------------
@@ -143,6 +149,9 @@ def read_calibration() -> None:
         return
     bar = st.progress(0.0, text=tr("Reading photo {n} of {count}…", lang, n=1, count=len(uploads)))
     samples: list[TileSample] = []
+    put_back: set[int] = set()
+    left_out: list[tuple[NoTileSample, ...]] = []
+    not_tiles: list[NoTileSample] = []
     for n, upload in enumerate(uploads):
         def progress(share: float, stage: str, n: int = n) -> None:
             bar.progress(min(1.0, (n + share) / len(uploads)), text=tr(
@@ -150,7 +159,7 @@ def read_calibration() -> None:
             ))
 
         try:
-            samples.extend(collect_samples(load_image(upload.getvalue()), layout, progress=progress))
+            paired = collect_samples(load_image(upload.getvalue()), layout, progress=progress)
         except (ImageError, CalibrationError, ModelFileError) as err:
             bar.empty()
             st.error(ui.plain(tr(
@@ -163,8 +172,14 @@ def read_calibration() -> None:
             bar.empty()
             st.error(tr("Photo {n} could not be read; nothing was saved. Try another photo.", lang, n=n + 1))
             return
+        put_back.update(len(samples) + k for k in paired.put_back)
+        samples.extend(paired.samples)
+        left_out.append(paired.left_out)
+        not_tiles.extend(paired.not_tiles)
     bar.empty()
-    session.put(PENDING, Pending(profile_name, layout, tuple(samples), len(uploads)))
+    session.put(PENDING, Pending(
+        profile_name, layout, tuple(samples), len(uploads), frozenset(put_back), tuple(left_out), tuple(not_tiles),
+    ))
 
 
 if st.button(tr("Read the photos", lang), type="primary", key="tiles_read"):
@@ -182,6 +197,11 @@ st.caption(tr(
     "Each tile as found in the photo, labelled with what the layout says it is. If a label is wrong, the tiles "
     "were not laid out as shown: fix the layout or the photo and read it again.", lang,
 ))
+if pending.put_back:
+    st.caption(tr(
+        "Tiles marked \"put back\" were doubted by the reader and taken because the layout has a tile there: "
+        "check them.", lang,
+    ))
 per_photo = len(pending.layout.tiles)
 for photo in range(pending.photos):
     if pending.photos > 1:
@@ -189,11 +209,20 @@ for photo in range(pending.photos):
     start = photo * per_photo
     for row in pending.layout.rows:
         chunk = pending.samples[start : start + len(row)]
+        captions = [
+            tr("{tile} (put back)", lang, tile=tile_label(s.tile, lang)) if start + k in pending.put_back
+            else tile_label(s.tile, lang)
+            for k, s in enumerate(chunk)
+        ]
         start += len(row)
-        st.image(
-            [s.crops[len(s.crops) // 2] for s in chunk], caption=[tile_label(s.tile, lang) for s in chunk],
-            width=CROP_WIDTH, channels="BGR",
-        )
+        st.image([s.crops[len(s.crops) // 2] for s in chunk], caption=captions, width=CROP_WIDTH, channels="BGR")
+    left_out = pending.left_out[photo] if photo < len(pending.left_out) else ()
+    if left_out:
+        st.caption(tr(
+            "Left out as no tile of the layout (the end of a rack, something beside the tiles): {count}", lang,
+            count=len(left_out),
+        ))
+        st.image([box.crops[len(box.crops) // 2] for box in left_out], width=CROP_WIDTH, channels="BGR")
 
 
 def save() -> None:
@@ -203,7 +232,10 @@ def save() -> None:
     from vision.reader import load_reader, reader_fingerprint
 
     try:
-        stored = store.save(current.name, current.samples, reader_fingerprint(load_reader()))
+        stored = store.save(
+            current.name, current.samples, reader_fingerprint(load_reader()),
+            not_tiles=current.not_tiles,
+        )
     except (ProfileError, OSError) as err:
         session.put(FLASH, ("error", tr("The profile could not be saved: {reason}", lang, reason=error_text(err, lang))))
         return
