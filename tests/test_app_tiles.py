@@ -64,7 +64,7 @@ def _fake_collect(fail_on: int | None = None, put_back: tuple[int, ...] = (), le
             row = Message("row {row} has {found} tiles where the layout has {expected}", {"row": 2, "found": 12, "expected": 13})
             raise CalibrationError("the rows do not match the layout: {rows}", rows=[row])
         boxes = tuple(NoTileSample(np.full((4, 64, 64, 3), 30 * k, np.uint8), np.ones(1280), np.zeros(1280)) for k in range(left_out))
-        return PairedPhoto(tuple(_sample(t, i) for i, t in enumerate(layout.tiles)), put_back, boxes, boxes)
+        return PairedPhoto(tuple(_sample(t, i) for i, t in enumerate(layout.tiles)), put_back, boxes)
 
     return collect
 

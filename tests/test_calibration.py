@@ -298,7 +298,6 @@ def test_a_calibration_photo_with_a_phantom_is_taken_without_it(monkeypatch):
     samples = paired.samples
     assert [s.tile for s in samples] == list(layout.tiles) and paired.put_back == ()
     assert [box.box for box in paired.left_out] == [tuple(float(v) for v in dets.boxes[phantom])]
-    assert paired.not_tiles == paired.left_out  # unlike every tile of the photo: kept as no tile of the set
     assert np.array_equal(paired.left_out[0].embedding, seen.reading.embeddings[phantom])
     assert [s.box for s in samples] == [tuple(float(v) for v in b) for b in dets.boxes[:phantom]]
 
@@ -314,3 +313,20 @@ def test_a_tile_found_twice_is_refused_even_when_leaving_one_box_out_would_fit(m
     assert leaving_out(dets, np.full(6, 0.9), layout) is not None  # it would fit
     with pytest.raises(CalibrationError, match="were found at the same place"):
         samples_from(seen, layout)
+
+
+def test_a_tile_laid_out_once_too_often_is_refused_as_the_wrong_count_not_left_out():
+    """A seventh tile, a second red 3 at the end of the first row: it looks like its twin, so it is
+    no phantom; the photo has the wrong count and nothing is learnt."""
+    layout = parse_layout("r1 r2 r3 | b1 b2 b3")
+    dets, extra = _with_phantom(_grid([3, 3], shuffle_seed=None), 100 + 3 * 46, 100)
+    seen = _seen(dets, Detections.empty(), [t.index for t in layout.tiles])
+    embeddings = seen.reading.embeddings.copy()
+    embeddings[extra] = embeddings[2] + 0.01  # the red 3's twin
+    seen = SeenTiles(seen.detections, seen.views, CropReading(
+        seen.reading.probs, np.r_[np.full(6, 0.99), 0.4], embeddings), Detections.empty(), CropReading.empty(),
+        np.zeros((2, 0, 8, 8, 3), np.uint8))
+    with pytest.raises(CalibrationError, match="row 1 has 4 tiles where the layout has 3"):
+        samples_from(seen, layout)
+    out = leaving_out(dets, np.r_[np.full(6, 0.99), 0.4], layout)  # by the count alone it would fit, without it
+    assert out is not None and np.flatnonzero(out).tolist() == [extra]

@@ -113,7 +113,7 @@ def test_calibrate_says_which_tiles_were_put_back_and_how_many_boxes_were_left_o
         first = paired.samples[0]
         mean = np.mean([s.embedding for s in paired.samples], axis=0)
         box = NoTileSample(first.crops, first.embedding, mean, first.box)
-        return PairedPhoto(paired.samples, (1, 4), (box,), (box,))
+        return PairedPhoto(paired.samples, (1, 4), (box,))
 
     monkeypatch.setattr("vision.calibration.collect_samples", fitted)
     photo = _layout_photo(tmp_path)

@@ -318,11 +318,10 @@ class PairedPhoto:
     samples: tuple[TileSample, ...]
     #: Positions in :attr:`samples` of the tiles the gate had dropped, put back where the layout has one.
     put_back: tuple[int, ...] = ()
-    #: The boxes left out as no tile of the layout (shown to the player).
+    #: The boxes left out as no tile of the layout (each unlike every other box of the photo,
+    #: :func:`vision.profiles.unlike_the_rest`): shown to the player, and kept in the profile as no
+    #: tile of the player's set.
     left_out: tuple[NoTileSample, ...] = ()
-    #: Those of :attr:`left_out` unlike every tile of the photo (:func:`vision.profiles.unlike_the_rest`):
-    #: what a profile keeps as no tile of the player's set.
-    not_tiles: tuple[NoTileSample, ...] = ()
 
 
 def samples_from(seen: "SeenTiles", layout: CalibrationLayout, fit: int = MAX_FIT) -> PairedPhoto:
@@ -330,44 +329,57 @@ def samples_from(seen: "SeenTiles", layout: CalibrationLayout, fit: int = MAX_FI
 
     When the boxes kept are up to ``fit`` tiles short of the layout, boxes the gate dropped are put
     back (:func:`restoring`); when they are up to ``fit`` too many, the least likely tiles are left
-    out (:func:`leaving_out`); 0: the boxes kept, as they are. Raises :class:`CalibrationError`
-    naming the rows of the boxes kept when nothing fits, and when two boxes lie at one place (a tile
-    found twice, as each face of a two-faced joker: leaving one out would teach the profile that a
-    tile of the set is no tile).
+    out (:func:`leaving_out`) - unless one of them looks like another box of the photo
+    (:func:`vision.profiles.unlike_the_rest`): a tile laid out once too often looks like its twin,
+    and the photo has the wrong count; 0: the boxes kept, as they are. Raises
+    :class:`CalibrationError` naming the rows of the boxes kept when nothing fits, and when two
+    boxes lie at one place (a tile found twice, as each face of a two-faced joker: leaving one out
+    would teach the profile that a tile of the set is no tile).
     """
-    kept, left_out, not_tiles = len(seen.detections), (), ()
+    kept, left_out = len(seen.detections), ()
     try:
         order = pair_with_layout(seen.detections, layout, seen.reading.probs)
     except CalibrationError:
-        if not fit or (len(seen.detections) and _same_place(rows_of(seen.detections), seen.detections) is not None):
+        fitted = _fitted(seen, layout, fit)
+        if fitted is None:
             raise
-        if len(seen.detections) > len(layout.tiles):
-            scores = seen.detections.confidences * seen.reading.tile_prob
-            out = leaving_out(seen.detections, scores, layout, seen.reading.probs, fit)
-            if out is None:
-                raise
-            staying = np.flatnonzero(~out)
-            order = tuple(int(staying[i]) for i in pair_with_layout(seen.detections[~out], layout, seen.reading.probs[~out]))
-            photo_mean = seen.reading.embeddings.mean(axis=0)
-            boxes = {
-                int(i): NoTileSample(seen.views[:, i], seen.reading.embeddings[i], photo_mean,
-                                     tuple(float(v) for v in seen.detections.boxes[i]))
-                for i in np.flatnonzero(out)
-            }
-            left_out = tuple(boxes.values())
-            not_tiles = tuple(boxes[i] for i in unlike_the_rest(seen.reading.embeddings, list(boxes)))
-        else:
-            scores = seen.dropped.confidences * seen.dropped_reading.tile_prob
-            back = restoring(seen.detections, seen.dropped, scores, layout, fit)
-            if back is None:
-                raise
-            seen = seen.keeping(back)
-            order = pair_with_layout(seen.detections, layout, seen.reading.probs)
+        seen, order, left_out = fitted
     samples = tuple(
         TileSample(tile, seen.views[:, i], seen.reading.embeddings[i], tuple(float(v) for v in seen.detections.boxes[i]))
         for tile, i in zip(layout.tiles, order)
     )
-    return PairedPhoto(samples, tuple(k for k, i in enumerate(order) if i >= kept), left_out, not_tiles)
+    return PairedPhoto(samples, tuple(k for k, i in enumerate(order) if i >= kept), left_out)
+
+
+def _fitted(
+    seen: "SeenTiles", layout: CalibrationLayout, fit: int
+) -> tuple["SeenTiles", tuple[int, ...], tuple[NoTileSample, ...]] | None:
+    """``seen`` made to fit ``layout`` by up to ``fit`` boxes put back or left out (:func:`samples_from`):
+    the tiles, each layout tile's detection, the boxes left out; ``None`` when it cannot be."""
+    found = len(seen.detections)
+    if not fit or (found and _same_place(rows_of(seen.detections), seen.detections) is not None):
+        return None
+    if found <= len(layout.tiles):
+        scores = seen.dropped.confidences * seen.dropped_reading.tile_prob
+        back = restoring(seen.detections, seen.dropped, scores, layout, fit)
+        if back is None:
+            return None
+        seen = seen.keeping(back)
+        return seen, pair_with_layout(seen.detections, layout, seen.reading.probs), ()
+    scores = seen.detections.confidences * seen.reading.tile_prob
+    out = leaving_out(seen.detections, scores, layout, seen.reading.probs, fit)
+    gone = [] if out is None else [int(i) for i in np.flatnonzero(out)]
+    if out is None or unlike_the_rest(seen.reading.embeddings, gone) != gone:
+        return None  # nothing fits, or what fits leaves out a box like a tile of the photo: a tile too many
+    staying = np.flatnonzero(~out)
+    order = tuple(int(staying[i]) for i in pair_with_layout(seen.detections[~out], layout, seen.reading.probs[~out]))
+    photo_mean = seen.reading.embeddings.mean(axis=0)
+    left_out = tuple(
+        NoTileSample(seen.views[:, i], seen.reading.embeddings[i], photo_mean,
+                     tuple(float(v) for v in seen.detections.boxes[i]))
+        for i in gone
+    )
+    return seen, order, left_out
 
 
 def collect_samples(

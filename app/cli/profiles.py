@@ -78,7 +78,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     name = safe_name(args.name)
     layout = parse_layout(args.layout)
     store = ProfileStore()
-    samples, put_back, left_out, not_tiles = [], 0, 0, []
+    samples, put_back, left_out = [], 0, []
     for path in args.photos:
         try:
             image = load_image(path)
@@ -104,14 +104,14 @@ def _run_calibrate(args: argparse.Namespace) -> int:
                 args.lang, path=path, count=len(paired.left_out),
             ))
         samples.extend(paired.samples)
-        put_back, left_out = put_back + len(paired.put_back), left_out + len(paired.left_out)
-        not_tiles.extend(paired.not_tiles)
-    stored = store.save(name, samples, reader_fingerprint(load_reader()), not_tiles=not_tiles)
+        put_back += len(paired.put_back)
+        left_out.extend(paired.left_out)
+    stored = store.save(name, samples, reader_fingerprint(load_reader()), not_tiles=left_out)
     summary = stored.summary
     if args.json:
         emit_json({
             "name": summary.name, "tiles": summary.tiles, "kinds": summary.kinds, "added": len(samples),
-            "photos": len(args.photos), "layout": layout.notation, "put_back": put_back, "left_out": left_out,
+            "photos": len(args.photos), "layout": layout.notation, "put_back": put_back, "left_out": len(left_out),
         })
     else:
         print(tr(

@@ -39,10 +39,8 @@ class Pending:
     photos: int
     #: Positions in :attr:`samples` of the tiles the gate had dropped, put back where the layout has one.
     put_back: frozenset[int] = frozenset()
-    #: Per photo, the boxes left out as no tile of the layout.
+    #: Per photo, the boxes left out as no tile of the layout (kept in the profile as no tile).
     left_out: tuple[tuple[NoTileSample, ...], ...] = ()
-    #: Those the profile keeps as no tile of the player's set (:attr:`vision.calibration.PairedPhoto.not_tiles`).
-    not_tiles: tuple[NoTileSample, ...] = ()
 
 
 lang = session.lang()
@@ -151,7 +149,6 @@ def read_calibration() -> None:
     samples: list[TileSample] = []
     put_back: set[int] = set()
     left_out: list[tuple[NoTileSample, ...]] = []
-    not_tiles: list[NoTileSample] = []
     for n, upload in enumerate(uploads):
         def progress(share: float, stage: str, n: int = n) -> None:
             bar.progress(min(1.0, (n + share) / len(uploads)), text=tr(
@@ -175,10 +172,9 @@ def read_calibration() -> None:
         put_back.update(len(samples) + k for k in paired.put_back)
         samples.extend(paired.samples)
         left_out.append(paired.left_out)
-        not_tiles.extend(paired.not_tiles)
     bar.empty()
     session.put(PENDING, Pending(
-        profile_name, layout, tuple(samples), len(uploads), frozenset(put_back), tuple(left_out), tuple(not_tiles),
+        profile_name, layout, tuple(samples), len(uploads), frozenset(put_back), tuple(left_out),
     ))
 
 
@@ -234,7 +230,7 @@ def save() -> None:
     try:
         stored = store.save(
             current.name, current.samples, reader_fingerprint(load_reader()),
-            not_tiles=current.not_tiles,
+            not_tiles=[box for photo in current.left_out for box in photo],
         )
     except (ProfileError, OSError) as err:
         session.put(FLASH, ("error", tr("The profile could not be saved: {reason}", lang, reason=error_text(err, lang))))
