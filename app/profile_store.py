@@ -201,6 +201,18 @@ class ProfileStore:
         _write(file, stored)
         return stored
 
+    def forget_not_tiles(self, name: str) -> StoredProfile:
+        """The profile ``name`` with every box it holds as no tile forgotten (its tiles kept), written:
+        a box taught as no tile by mistake (a real tile removed with teaching on) would flag its near
+        copies in every later photo."""
+        file = self.path(name)
+        if not file.is_file():
+            raise ProfileError("there is no tile profile named {name!r}", name=safe_name(name))
+        old = _read(file)
+        stored = StoredProfile(old.name, old.samples, old.origins, old.readers, old.created, _now())
+        _write(file, stored)
+        return stored
+
     def delete(self, name: str) -> None:
         file = self.path(name)
         if not file.is_file():

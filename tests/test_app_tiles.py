@@ -169,6 +169,23 @@ def test_saved_profiles_are_listed_chosen_and_deleted_and_a_damaged_file_is_a_wa
     assert store.names() == ("Beta",) and at.selectbox(key="tiles_active_profile").value == ""
 
 
+def test_the_boxes_a_profile_holds_as_no_tile_are_listed_and_can_be_forgotten(private_data):
+    store = _store(private_data)
+    store.save("Alpha", [_sample(parse_tile("r1"))], READER)
+    box = NoTileSample(np.zeros((4, 64, 64, 3), np.uint8), np.ones(1280), np.zeros(1280), (1.0, 2.0, 3.0, 4.0))
+    store.save("Beta", [_sample(parse_tile("r2"))], READER, not_tiles=[box, box])
+    at = start_app("tiles")
+    assert [t.value for t in at.text] == [
+        "Alpha: 1 tile(s) of 1 kind(s), 0 from corrections",
+        "Beta: 1 tile(s) of 1 kind(s), 0 from corrections; 2 box(es) that are no tile",
+    ]
+    assert [b.key for b in at.button if b.key.startswith("tiles_forget_not_tiles")] == ["tiles_forget_not_tiles_1"]
+    at.button(key="tiles_forget_not_tiles_1").click().run()
+    assert shown(at.success) == ["The tile profile 'Beta' no longer holds any box as no tile."]
+    assert store.load("Beta").not_tiles == () and len(store.load("Beta").samples) == 1
+    assert not [b for b in at.button if b.key.startswith("tiles_forget_not_tiles")]
+
+
 # --- the profile on the Play page -------------------------------------------------------------------
 
 

@@ -232,3 +232,15 @@ def test_a_loaded_profile_holds_the_boxes_that_are_no_tiles_the_current_reader_e
     profile = stored.tile_profile()
     expected = (current[0].embedding - current[0].photo_mean)[None]
     assert np.allclose(profile.not_tiles, expected / np.linalg.norm(expected), atol=1e-6)
+
+
+def test_the_boxes_a_profile_holds_as_no_tile_can_be_forgotten_and_its_tiles_stay(tmp_path):
+    store = ProfileStore(tmp_path)
+    samples = _samples(3)
+    store.save("set", samples, reader="r", not_tiles=_no_tiles(2))
+    stored = store.forget_not_tiles("SET")
+    loaded = store.load("set")
+    assert stored.not_tiles == () == loaded.not_tiles and loaded.summary.not_tiles == 0
+    assert [s.tile for s in loaded.samples] == [s.tile for s in samples] and loaded.created == stored.created
+    with pytest.raises(ProfileError, match="no tile profile named 'other'"):
+        store.forget_not_tiles("other")

@@ -81,6 +81,15 @@ def delete(name: str) -> None:
     session.put(FLASH, ("success", tr("Deleted the tile profile {name!r}.", lang, name=name)))
 
 
+def forget_not_tiles(name: str) -> None:
+    try:
+        store.forget_not_tiles(name)
+    except (ProfileError, OSError) as err:
+        session.put(FLASH, ("error", error_text(err, lang)))
+        return
+    session.put(FLASH, ("success", tr("The tile profile {name!r} no longer holds any box as no tile.", lang, name=name)))
+
+
 if listing.profiles:
     with st.expander(tr("Saved profiles ({n})", lang, n=len(listing.profiles))):
         for i, summary in enumerate(listing.profiles):
@@ -90,6 +99,11 @@ if listing.profiles:
                 name=summary.name, tiles=summary.tiles, kinds=summary.kinds, corrections=summary.corrections,
             ) + (tr("; {count} box(es) that are no tile", lang, count=summary.not_tiles) if summary.not_tiles else ""))
             c2.button(tr("Delete", lang), key=f"tiles_delete_{i}", on_click=delete, args=(summary.name,))
+            if summary.not_tiles:
+                c1.button(
+                    tr("Forget the boxes it holds as no tile", lang), key=f"tiles_forget_not_tiles_{i}",
+                    on_click=forget_not_tiles, args=(summary.name,),
+                )
 
 # --- calibration -------------------------------------------------------------------------------
 
