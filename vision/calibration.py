@@ -233,9 +233,14 @@ def pair_with_layout(
     return max(fits)[2]
 
 
-def _fits(detections: Detections, layout: CalibrationLayout) -> bool:
-    """Whether the rows of ``detections`` fit ``layout``'s counts (:func:`_pairings`) with no place found twice."""
-    return _same_place(rows_of(detections), detections) is None and bool(_pairings(detections, layout))
+def _pairing_if_it_fits(
+    detections: Detections, layout: CalibrationLayout, probs: np.ndarray | None = None
+) -> tuple[int, ...] | None:
+    """:func:`pair_with_layout`'s pairing, or ``None`` where it refuses the photo."""
+    try:
+        return pair_with_layout(detections, layout, probs)
+    except CalibrationError:
+        return None
 
 
 def _likeliest(candidates: Sequence[int], weight: np.ndarray, size: int) -> list[tuple[int, ...]]:
@@ -268,7 +273,7 @@ def restoring(
     for choice in _likeliest(candidates, np.log(np.clip(scores, 1e-9, 1.0)), missing):
         mask = np.zeros(len(dropped), bool)
         mask[list(choice)] = True
-        if _fits(Detections.concat([kept, dropped[mask]]), layout):
+        if _pairing_if_it_fits(Detections.concat([kept, dropped[mask]]), layout) is not None:
             return mask
     return None
 
@@ -300,11 +305,11 @@ def leaving_out(
     for choice in _likeliest(candidates, weight, extra):
         mask = np.zeros(len(detections), bool)
         mask[list(choice)] = True
-        rest = detections[~mask]
-        if not _fits(rest, layout):
+        rest_probs = None if probs is None else probs[~mask]
+        order = _pairing_if_it_fits(detections[~mask], layout, rest_probs)
+        if order is None:
             continue
-        order = pair_with_layout(rest, layout, None if probs is None else probs[~mask])
-        fit = _log_fit(order, layout, None if probs is None else probs[~mask])
+        fit = _log_fit(order, layout, rest_probs)
         key = (fit, float(weight[list(choice)].sum()))
         if best is None or key > best[:2]:
             best = (*key, mask)
