@@ -763,6 +763,15 @@ def removal_study(
         teach_profile(profiles, "set", samples, [], removed)
         profile = profiles.load("set").tile_profile()
         total.update(removed=len(removed), remembered_removed=memory.removed_count, taught_removed=len(profile.not_tiles))
+
+        def flagged_from(part: str, embeddings: np.ndarray, counted: np.ndarray) -> None:
+            """The boxes of ``part`` (``counted``) flagged by the memory and by the profile from each cosine asked."""
+            for c in removed_from:
+                total[f"{part}_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(embeddings) & counted).sum())
+            for c in no_tile_from:
+                total[f"{part}_flagged_by_profile_from_{c:g}"] += int(
+                    (replace(profile, no_tile_from=c).looks_like_no_tile(embeddings) & counted).sum())
+
         retaken = photographed_again(scene, rng)
         again_as_read = _scene_photo(retaken)
         again, non_tiles = with_dropped_non_tiles(again_as_read)
@@ -777,11 +786,7 @@ def removal_study(
                              objects_removed_recognised_by_profile=int((on_it & by_profile).any()))
             total.update(non_tiles=int(non_tiles.sum()), non_tiles_flagged_as_removed=int((like_removed & non_tiles).sum()),
                          non_tiles_flagged_by_profile=int((by_profile & non_tiles).sum()))
-            for c in removed_from:
-                total[f"non_tiles_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(again.embeddings) & non_tiles).sum())
-            for c in no_tile_from:
-                total[f"non_tiles_flagged_by_profile_from_{c:g}"] += int(
-                    (replace(profile, no_tile_from=c).looks_like_no_tile(again.embeddings) & non_tiles).sum())
+            flagged_from("non_tiles", again.embeddings, non_tiles)
             for name, remembered in (("changes", changes_only), ("removals", memory)):
                 total[f"non_tiles_shown_sure_{name}"] += int((~_read_with_memory(again, remembered)[1] & non_tiles).sum())
         photo = again_as_read
@@ -790,11 +795,7 @@ def removal_study(
         tiles = photo.matched >= 0
         total.update(tiles=int(tiles.sum()), tiles_flagged_as_removed=int((memory.looks_removed(photo.embeddings) & tiles).sum()),
                      tiles_flagged_by_profile=int((profile.looks_like_no_tile(photo.embeddings) & tiles).sum()))
-        for c in removed_from:
-            total[f"tiles_flagged_from_{c:g}"] += int((replace(memory, removed_from=c).looks_removed(photo.embeddings) & tiles).sum())
-        for c in no_tile_from:
-            total[f"tiles_flagged_by_profile_from_{c:g}"] += int(
-                (replace(profile, no_tile_from=c).looks_like_no_tile(photo.embeddings) & tiles).sum())
+        flagged_from("tiles", photo.embeddings, tiles)
         for name, remembered in (("changes", changes_only), ("removals", memory)):
             read_as, flagged = _read_with_memory(photo, remembered)
             right = tiles & (read_as == photo.matched)
