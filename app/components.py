@@ -27,7 +27,7 @@ PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 #: picture at the size it shows it (358 x 269 on a phone page, tests/test_browser.py), where a table's tiles are
 #: 10-25 pixels long: F1 0.797 on the held-out editions' phone photos so shrunk, 0.973 at 1080p, the
 #: camera's own frame, 1080 pixels on its shorter side (``python -m training.camera_captures``;
-#: figures in ``README.md``, "Reading photos").
+#: figures in ``docs/reading-history.md``, "Other people's tiles, round by round").
 CAMERA_RESOLUTION = "1080p"
 ALL_TILES: tuple[Tile, ...] = ALL_NUMBERED + (JOKER,)
 #: Every ASCII punctuation character: CommonMark lets each be backslash-escaped, and together

@@ -23,7 +23,7 @@ Box = tuple[float, float, float, float]
 #: Tiles shorter than this in their photo are read far less well: on the selection and calibration
 #: sets, 36 % of the tiles under 40 pixels long were not read right, against 4 % of those of 40-80
 #: pixels (``python -m training.evaluate --cache DIR --sets selection calibration --json R.json``,
-#: ``errors_by_tile_size``; ``README.md``, "Reading photos"). A reading whose tiles are mostly that
+#: ``errors_by_tile_size``; ``docs/reading-history.md``). A reading whose tiles are mostly that
 #: small says how to take a better photo (:func:`small_tiles_note`). (In photo pixels; the detector's
 #: own ``SMALL_TILE_PX`` is in its network input's.)
 SMALL_TILE_NOTE_PX = 40.0
