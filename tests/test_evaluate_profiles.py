@@ -257,3 +257,18 @@ def test_the_removal_study_finds_the_object_a_removed_box_lay_on():
     assert ep._objects_under(boxes, objects) == [0, 2]  # box 2 lies three quarters on object 2
     assert ep._lying_on(boxes, objects[1]).tolist() == [False, False]
     assert ep._objects_under(np.zeros((0, 4), np.float32), objects) == []
+
+
+def test_a_method_then_the_gated_mix_mixes_the_profile_into_its_output():
+    crops = np.zeros((1, 4, 4, 3), np.uint8)
+    profile = TileProfile.from_samples("mine", [TileSample(parse_tile(t), crops, np.eye(8)[k] * 5.0)
+                                                for t, k in (("r5", 0), ("r6", 1), ("b1", 2))])
+    r5, r6 = parse_tile("r5").index, parse_tile("r6").index
+    sure_r6 = np.full((1, 53), 1e-4)
+    sure_r6[0, r6] = 1.0
+    first = lambda probs, embeddings: sure_r6 / sure_r6.sum()  # noqa: E731 - a method that always says red 6
+    combined = ep._then_gated(first, profile)
+    near_r5 = (np.eye(8)[0] * 5.0)[None]  # a tile the profile recognises as its red 5
+    mixed = combined(np.full((1, 53), 1 / 53), near_r5)
+    np.testing.assert_allclose(mixed, profile.adapt(first(None, None), near_r5))
+    assert mixed[0, r5] > 0.5 and mixed[0, r6] < 0.5  # the profile's word, on top of the method's

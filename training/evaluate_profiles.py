@@ -203,11 +203,19 @@ def methods(samples: Sequence[TileSample], extra: tuple[list[Tile], np.ndarray] 
         "product of experts": _product(profile),
         "logistic head": _logistic_head(profile, tiles, crops),
     }
+    compared["logistic head, then the gated mix"] = _then_gated(compared["logistic head"], profile)
     if extra is not None:
         compared["logistic head, augmented crops"] = _logistic_head(
             profile, tiles + extra[0], np.concatenate([crops, extra[1]], axis=1)
         )
+        compared["logistic head, augmented crops, then the gated mix"] = _then_gated(
+            compared["logistic head, augmented crops"], profile)
     return compared
+
+
+def _then_gated(first: Adapter, profile: TileProfile) -> Adapter:
+    """``first``'s probabilities, then mixed with the profile's opinion as the shipped profile mixes them."""
+    return lambda probs, embeddings: profile.adapt(first(probs, embeddings), embeddings)
 
 
 # --- scoring ---------------------------------------------------------------------------------
