@@ -161,6 +161,8 @@ def chip_note(chip: Chip, lang: str) -> str:
         notes.append(tr("set by you", lang))
     if chip.remembered and not chip.edited:
         notes.append(tr("read as you changed a tile like it earlier", lang))
+    if chip.followed and not chip.edited:
+        notes.append(tr("changed with a tile of this photo whose colour you changed", lang))
     if chip.like_removed and not chip.edited:
         notes.append(tr("looks like one you removed earlier: remove it too if it is no tile", lang))
     if chip.alternatives and (chip.uncertain or chip.corrected):

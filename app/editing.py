@@ -42,6 +42,9 @@ class Chip:
     remembered: bool = False
     #: Looks like a box the player removed earlier in the session (:attr:`vision.reading.ReadTile.like_removed`).
     like_removed: bool = False
+    #: Changed by the app with a tile of the same photo whose colour the player changed
+    #: (:func:`app.tile_profiles.follow_colour`): shown as unsure, for the player to check.
+    followed: bool = False
 
     def fixed_to(self, tile: Tile) -> "Chip":
         """The chip after the player set it: certain now, marked as edited (still the same photo tile)."""

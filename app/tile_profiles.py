@@ -11,6 +11,9 @@ every photo read later in the session reads a near copy of it as the player set 
 player removes is remembered too (:func:`removals`; on the Score page, a read tile taken out of a
 rack's typed line, :func:`taken_out`), as no tile: a near copy of it in a later photo is flagged
 for the player to check.
+
+A change of a photo tile's colour is also followed on the spot by the tiles of the same photo that
+look at least as much like the new colour (:func:`follow_colour`, pure; :mod:`vision.colour_follow`).
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import streamlit as st
 
+from solver.rules import STANDARD, RuleSet
 from solver.tiles import Tile
+from vision.colour_follow import colour_followers, is_colour_change
+from vision.detections import median_length
 from vision.profiles import NoTileSample, TileProfile, TileSample, unlike_the_rest
 from vision.session_memory import SessionMemory, lying_apart
 
@@ -77,6 +83,51 @@ def removals(old: TableAndRack, new: TableAndRack) -> tuple[tuple[str, int], ...
     """Photo tiles the player removed between ``old`` and ``new`` (*Remove*; a moved tile stays): their sample keys."""
     kept = {c.sample for c in _chips(new)}
     return tuple(c.sample for c in _chips(old) if c.sample is not None and c.sample not in kept)
+
+
+def follow_colour(
+    old: TableAndRack, new: TableAndRack, samples: Mapping[str, Sequence[TileSample]], rules: RuleSet = STANDARD,
+) -> tuple[TableAndRack, tuple[tuple[Tile, Tile, int], ...]]:
+    """``new`` with the photo tiles that follow the player's colour changes between ``old`` and
+    ``new`` changed too (:func:`vision.colour_follow.colour_followers`), each marked ``followed`` and
+    unsure; and per change followed, (the tile as it was read, the tile the player set, how many
+    tiles followed).
+
+    ``samples`` are every tile of each photo (by kind, as :attr:`app.photos.PhotoReading.samples`);
+    a tile's current reading is its chip in ``old``; a tile the player set, one that followed a
+    change before (it would follow the next change back), or one no longer on the table or rack
+    never follows. Nothing follows a tile without its reader's probabilities."""
+    before = {c.sample: c.tile for c in _chips(old) if c.sample is not None}
+    followed: list[tuple[Tile, Tile, int]] = []
+    for (kind, index), tile in corrections(old, new):
+        photo = samples.get(kind, ())
+        read = before[(kind, index)]
+        if not is_colour_change(read, tile) or not 0 <= index < len(photo) or any(s.probs is None for s in photo):
+            continue
+        chips = {c.sample[1]: c for c in _chips(new) if c.sample is not None and c.sample[0] == kind}
+        labels = [chips[i].tile.index if i in chips else s.tile.index for i, s in enumerate(photo)]
+        labels[index] = read.index
+        fixed = {i for i in range(len(photo)) if i not in chips or chips[i].edited or chips[i].followed}
+        followers = colour_followers(
+            np.stack([s.probs for s in photo]), labels, index, tile, fixed - {index},
+            median_length([s.box for s in photo if len(s.box) == 4]), rules,
+        )
+        if not followers:
+            continue
+        to = {i: follow for i, follow in followers}
+        new = _rechipped(new, kind, to)
+        followed.append((read, tile, len(to)))
+    return new, tuple(followed)
+
+
+def _rechipped(table_rack: TableAndRack, kind: str, to: Mapping[int, Tile]) -> TableAndRack:
+    """``table_rack`` with the chips of photo ``kind``'s tiles ``to`` names changed to their new tile, marked followed."""
+    def chip(c: Chip) -> Chip:
+        if c.sample is None or c.sample[0] != kind or c.sample[1] not in to:
+            return c
+        return Chip(to[c.sample[1]], uncertain=True, alternatives=(c.tile,), sample=c.sample, followed=True)
+
+    return table_rack.with_table(tuple(chip(c) for c in meld) for meld in table_rack.melds).with_rack(chip(c) for c in table_rack.rack)
 
 
 def taken_out(chips: Sequence[Chip], typed: Sequence[Tile]) -> tuple[tuple[str, int], ...]:
@@ -203,6 +254,6 @@ def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) 
 
 
 __all__ = [
-    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "corrections", "forget_session", "remember", "removals",
-    "remember_in_session", "remembered", "store", "taken_out", "teach", "teach_profile",
+    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "corrections", "follow_colour", "forget_session", "remember",
+    "removals", "remember_in_session", "remembered", "store", "taken_out", "teach", "teach_profile",
 ]

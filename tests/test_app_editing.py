@@ -105,3 +105,51 @@ def test_a_tile_is_taken_out_of_a_racks_typed_line_only_when_that_is_sure():
     assert taken_out(read, typed("r7 r7 b3 k9")) == ()  # the b2 changed to b3 and the joker gone: unclear
     assert taken_out(read, typed("")) == ()  # a line emptied: another rack's photo, say
     assert taken_out([Chip(parse_tile("j")), Chip(parse_tile("k1"), sample=("rack", 1))], typed("k1")) == ()  # a typed tile has no photo tile
+
+
+def _sample(name: str, probs: dict[str, float], box=(0.0, 0.0, 40.0, 60.0)):
+    import numpy as np
+
+    from solver.tiles import NUM_KINDS
+    from vision.profiles import TileSample
+
+    row = np.full(NUM_KINDS, 1e-6)
+    for tile, p in probs.items():
+        row[parse_tile(tile).index] = p
+    return TileSample(parse_tile(name), np.zeros((1, 2, 2, 3), np.uint8), np.zeros(4), box, row / row.sum())
+
+
+def test_a_colour_change_is_followed_by_the_photos_tiles_that_look_as_much_like_the_new_colour():
+    """``app.tile_profiles.follow_colour``: the chips of the same photo change, marked; the player's own do not."""
+    from app.tile_profiles import follow_colour
+
+    samples = {
+        "table": (_sample("k7", {"k7": 0.7, "b7": 0.3}), _sample("k8", {"k8": 0.6, "b8": 0.4}),
+                  _sample("k9", {"k9": 0.5, "b9": 0.5}), _sample("k3", {"k3": 0.62, "b3": 0.38})),
+        "rack": (_sample("k4", {"k4": 0.5, "b4": 0.5}),),
+    }
+    melds = (tuple(Chip(s.tile, sample=("table", i)) for i, s in enumerate(samples["table"][:3])),)
+    photo = TableAndRack(melds, (Chip(parse_tile("k3"), sample=("table", 3)), Chip(parse_tile("k4"), sample=("rack", 0))))
+    set_by_player = change_tile(photo, (0, 2), parse_tile("k9"))  # the player confirmed black 9 earlier
+    set_by_player = change_tile(set_by_player, (0, 0), parse_tile("b7"))
+    followed, changes = follow_colour(change_tile(photo, (0, 2), parse_tile("k9")), set_by_player, samples)
+    assert changes == ((parse_tile("k7"), parse_tile("b7"), 2),)
+    assert tuple(c.tile for c in followed.melds[0]) == parse_tiles("b7 b8 k9")
+    b8 = followed.melds[0][1]
+    assert b8.followed and b8.uncertain and not b8.edited and b8.alternatives == (parse_tile("k8"),) and b8.sample == ("table", 1)
+    assert followed.rack[0].tile == parse_tile("b3") and followed.rack[0].followed  # the table photo's tile, in the rack row
+    assert followed.rack[1] == set_by_player.rack[1]  # the rack is another photo
+    assert followed.melds[0][2].edited and not followed.melds[0][2].followed
+    back = change_tile(followed, (0, 1), parse_tile("k8"))  # a follower set back: the other (black odds 1.6 >= 1.5) stays
+    assert follow_colour(followed, back, samples) == (back, ())
+    # A change of number, a tile without the reader's probabilities, or no change: nothing follows.
+    assert follow_colour(photo, change_tile(photo, (0, 0), parse_tile("k6")), samples)[1] == ()
+    bare = {"table": tuple(replace_probs(s) for s in samples["table"])}
+    assert follow_colour(photo, change_tile(photo, (0, 0), parse_tile("b7")), bare)[1] == ()
+    assert follow_colour(photo, photo, samples) == (photo, ())
+
+
+def replace_probs(sample):
+    from dataclasses import replace
+
+    return replace(sample, probs=None)

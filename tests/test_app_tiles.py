@@ -457,3 +457,39 @@ def test_teaching_skips_a_removed_box_like_a_kept_tile_a_second_box_and_a_photo_
     assert [b.box for b in stored.not_tiles] == [rack_end.box]  # the rack's own photo has too few boxes
     assert np.allclose(stored.not_tiles[0].photo_mean, np.mean([s.embedding for s in samples["table"]], axis=0), atol=1e-5)
     assert teach_profile(store, "Ours", samples, [], [("table", 6)]) is None  # nothing to teach: nothing written
+
+
+def test_a_colour_changed_on_play_is_followed_by_the_photos_tiles_that_look_as_blue(monkeypatch):
+    """The reader takes a set's navy blue for black: the player sets the first tile to blue 4, the
+    table photo's black 5, bluer than it was, follows (marked to check) and the black 6 does not."""
+    from dataclasses import replace
+
+    import vision
+
+    _reader_spy(monkeypatch, table=("k4", "k5", "k6"))
+    blue_odds = {"k4": 0.3, "k5": 0.45, "k6": 0.05}
+    plain_read = vision.read
+
+    def read(image, kind="table", rules=None, **options):
+        reading = plain_read(image, kind, rules, **options)
+        samples = []
+        for i, sample in enumerate(reading.samples):
+            probs = np.full(53, 1e-6)
+            if kind == "table":
+                name = sample.tile.short
+                probs[sample.tile.index], probs[parse_tile("b" + name[1:]).index] = 1 - blue_odds[name], blue_odds[name]
+            samples.append(replace(sample, box=(60.0 * i, 0.0, 60.0 * i + 50.0, 70.0), probs=probs / probs.sum()))
+        return replace(reading, samples=tuple(samples))
+
+    monkeypatch.setattr(vision, "read", read, raising=False)
+    at = start_app()
+    _read_table_photo(at)
+    at.selectbox(key=edit(at, "place")).set_value((0, 0)).run()
+    at.selectbox(key=edit(at, "new_tile_0_0")).set_value(parse_tile("b4")).run()
+    at.button(key=edit(at, "change")).click().run()
+    assert not at.exception, at.exception
+    assert ("Tiles of this photo changed with your black 4 → blue 4, as they look at least as much like that colour: 1. "
+            "They are marked: check them.") in shown(at.info)
+    page = all_markdown(at)
+    assert 'title="blue 5 — unsure; changed with a tile of this photo whose colour you changed; maybe: black 5"' in page
+    assert 'title="black 6"' in page and "blue 6" not in page

@@ -325,6 +325,8 @@ def test_a_profile_keeps_the_dropped_box_it_vouches_for_and_only_with_it(monkeyp
     mine = read(photo, "rack", profile=TileProfile.from_samples("mine", samples))
     assert [t.tile.short for t in mine.tiles] == ["r5", "r6"] and mine.doubtful_boxes == ()
     assert len(mine.samples) == 2  # the kept box can teach the profile too
+    # each sample keeps the probabilities decoding saw (what a colour change is followed by, vision.colour_follow)
+    assert [int(np.argmax(s.probs)) for s in mine.samples] == [t.tile.index for t in mine.tiles]
     stranger = [TileSample(parse_tile(t), crops, np.eye(8)[k] * 5.0) for t, k in (("b1", 5), ("b2", 6))]
     assert len(read(photo, "rack", profile=TileProfile.from_samples("other", stranger)).tiles) == 1
 

@@ -274,7 +274,8 @@ def read(
             for tile, i in zip(reading.tiles, order)
         ))
     samples = tuple(
-        TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box) for tile, i in zip(reading.tiles, order)
+        TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box, probs[i])
+        for tile, i in zip(reading.tiles, order)
     )
     doubtful = tuple(tuple(float(v) for v in box) for box in seen.dropped.boxes)
     return replace(reading, samples=samples, doubtful_boxes=doubtful)  # type: ignore[arg-type]

@@ -127,6 +127,10 @@ class TileSample:
     embedding: np.ndarray
     #: Where the tile was in its photo (x1, y1, x2, y2), for showing it; () when unknown.
     box: tuple[float, ...] = ()
+    #: (53,) the reader's probabilities of the tile in its photo, as decoding saw them (a photo's
+    #: tiles follow a colour change by them, :mod:`vision.colour_follow`); None where not kept
+    #: (a profile's samples).
+    probs: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)

@@ -41,6 +41,8 @@ EDITOR = "play_edit"
 #: Per photo kind, the crops and embeddings of its tiles (a chip's ``sample`` points here).
 SAMPLES = "play_samples"
 TAUGHT = "play_taught"
+#: The line that says which tiles followed the player's last colour change (:func:`follow`).
+FOLLOWED = "play_followed"
 
 log = logging.getLogger(__name__)
 
@@ -258,7 +260,26 @@ def set_table_rack(new: TableAndRack) -> None:
         remember(changed, removed)
     if (changed or removed) and session.get(tile_profiles.TEACH) and tile_profiles.active_name():
         teach(changed, removed)
+    if changed:
+        new = follow(new)
     replace_reading(reading.fixed_to(new))
+
+
+def follow(new: TableAndRack) -> TableAndRack:
+    """``new`` with the photo's tiles that look as much like the colour the player just set changed
+    too, marked for the player to check, and a line that says so (:func:`app.tile_profiles.follow_colour`)."""
+    try:
+        followed_to, followed = tile_profiles.follow_colour(table_rack, new, session.get(SAMPLES, {}), rules)
+    except Exception:  # noqa: BLE001 - the player's own fix must still apply; the log keeps the reason
+        log.warning("following a colour change failed", exc_info=True)
+        return new
+    for read, set_to, count in followed:
+        session.put(FOLLOWED, tr(
+            "Tiles of this photo changed with your {read} → {tile}, as they look at least as much like that colour: {count}. "
+            "They are marked: check them.",
+            lang, read=tile_label(read, lang), tile=tile_label(set_to, lang), count=count,
+        ))
+    return followed_to
 
 
 def remember(changed, removed) -> None:
@@ -312,6 +333,10 @@ with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok o
     if taught:
         (st.success if taught[0] == "success" else st.warning)(ui.plain(taught[1]))
         session.drop(TAUGHT)
+    followed_line = session.get(FOLLOWED)
+    if followed_line:
+        st.info(ui.plain(followed_line))
+        session.drop(FOLLOWED)
     ui.fix_editor(editor_key(reading), table_rack, set_table_rack, lang)
     if reading.fixed:
         st.button(
