@@ -94,9 +94,9 @@ def follow_colour(
     tiles followed).
 
     ``samples`` are every tile of each photo (by kind, as :attr:`app.photos.PhotoReading.samples`);
-    a tile's current reading is its chip in ``old``; a tile the player set, one that followed a
-    change before (it would follow the next change back), or one no longer on the table or rack
-    never follows. Nothing follows a tile without its reader's probabilities."""
+    a tile's reading is its chip as it stands (the changed tile's: as it was in ``old``); a tile
+    the player set, one that followed a change before (it would follow the next change back), or
+    one no longer on the table or rack never follows. Nothing follows a tile without its reader's probabilities."""
     before = {c.sample: c.tile for c in _chips(old) if c.sample is not None}
     followed: list[tuple[Tile, Tile, int]] = []
     for (kind, index), tile in corrections(old, new):
