@@ -13,10 +13,9 @@ player called blue. Nothing else is read again (decoding the whole photo again l
 "repair" melds around the corrected tile and turned right tiles wrong), the copy limits hold (the
 likeliest followers first), and a tile the player already set is never changed, nor one that
 followed before (the caller passes both as ``fixed``: correcting a follower back would otherwise
-move the right followers back with it). On photos whose
-tiles are small the reader's colour evidence is mostly noise, so nothing follows there
-(:data:`vision.reading.SMALL_TILE_NOTE_PX`, the length below which a reading already says its
-tiles are too small).
+move the right followers back with it). On photos whose tiles are small the reader's colour
+evidence is mostly noise, so nothing follows there (:data:`vision.reading.SMALL_TILE_NOTE_PX`, the
+length below which a reading already says its tiles are too small).
 
 Measured by a simulated player who corrects a photo's first wrong tile, lets the others follow,
 and so on until nothing is wrong (``python -m training.colour_follow_study``; ``models/reader.md``,
