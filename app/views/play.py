@@ -273,7 +273,8 @@ def follow(new: TableAndRack) -> TableAndRack:
     except Exception:  # noqa: BLE001 - the player's own fix must still apply; the log keeps the reason
         log.warning("following a colour change failed", exc_info=True)
         return new
-    for read, set_to, count in followed:
+    if followed:  # the editor changes one tile at a time: one change, one line
+        read, set_to, count = followed[-1]
         session.put(FOLLOWED, tr(
             "Tiles of this photo changed with your {read} → {tile}, as they look at least as much like that colour: {count}. "
             "They are marked: check them.",
