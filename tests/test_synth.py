@@ -15,7 +15,7 @@ from datasets.synth.scenes import REAL_CLASS_NAMES, compose_scene, random_meld, 
 from datasets.synth.tiles import INK_BGR, font_names, render_tile
 from solver.melds import check_meld
 from solver.rules import STANDARD
-from solver.tiles import ALL_NUMBERED, JOKER, Colour, Tile
+from solver.tiles import ALL_NUMBERED, JOKER, Colour, Tile, parse_melds, parse_tiles
 
 REAL_DATA_YAML = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "rummikub-real" / "data.yaml"
 
@@ -140,6 +140,30 @@ def test_whole_tiles_show_their_whole_number():
     whole = [t for t in scene.tiles if t.visible == 1.0]
     assert whole and all(t.number_visible > 0.9 for t in whole)
     assert all(0.0 <= t.number_visible <= 1.0 for t in scene.tiles)
+
+
+DEALT_TABLE = "r1 r2 r3 | k5 b5 o5 | j o7 o8 | b9 b10 b11 b12 | k13 r13 o13 b13"
+DEALT_RACK = "r1 r4 k4 k5 o6 o7 o8 b9 b10 b11 j r13 k1 k2"
+
+
+@pytest.mark.parametrize("kind", ["table", "rack", "closeup"])
+def test_a_scene_shows_the_tiles_it_was_dealt_in_their_order(kind):
+    dealt = parse_melds(DEALT_TABLE) if kind == "table" else (parse_tiles(DEALT_RACK),)
+    for seed in range(3):
+        scene = compose_scene(np.random.default_rng(seed), 960, 720, kind, tile_px=40, deal=dealt)
+        shown = [[scene.tiles[i].tile for i in meld] for meld in scene.melds]
+        assert sum(map(len, shown)) >= 0.5 * sum(map(len, dealt))  # the camera may cut a few off
+        # Each labelled meld is a stretch of one dealt meld; each tier a stretch of the rack, in order.
+        parts = dealt if kind == "table" else ([t for m in dealt for t in m],)
+        for meld in shown:
+            assert any(meld == list(part[k:k + len(meld)]) for part in parts for k in range(len(part))), meld
+
+
+def test_a_deal_needs_tiles_and_a_scene_that_shows_them():
+    with pytest.raises(ValueError, match="deal"):
+        compose_scene(np.random.default_rng(0), 480, 360, "grid", deal=[parse_tiles("r1 r2")])
+    with pytest.raises(ValueError, match="deal"):
+        compose_scene(np.random.default_rng(0), 480, 360, "rack", deal=[()])
 
 
 def test_scene_rejects_unknown_kind():

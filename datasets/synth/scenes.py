@@ -31,6 +31,7 @@ indices of its labelled tiles in reading order; a loose tile is a one-tile meld.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -151,8 +152,11 @@ def _meld_angle(rng: np.random.Generator, style: str) -> float:
 
 
 def _table_layout(
-    rng: np.random.Generator, wp: int, hp: int, edition: Edition = ASSORTED, tile_px: float | None = None
+    rng: np.random.Generator, wp: int, hp: int, edition: Edition = ASSORTED, tile_px: float | None = None,
+    deal: Sequence[Sequence[Tile]] | None = None,
 ) -> list[_Placement]:
+    """Melds and loose tiles laid out on the plane: drawn at random, or the melds ``deal`` gives, in
+    order (those that find no room are left out)."""
     drawn = float(np.exp(rng.uniform(np.log(20), np.log(150))))  # drawn even when given: seeds keep their scenes
     tile_h = drawn if tile_px is None else float(tile_px)
     style = str(rng.choice(["tidy", "messy", "any"], p=[0.5, 0.3, 0.2]))
@@ -160,13 +164,20 @@ def _table_layout(
     placements: list[_Placement] = []
     capacity = wp * hp / (tile_h * tile_h * 0.7)
     target_tiles = int(min(110, capacity * rng.uniform(0.1, 0.45))) + 1
+    queue = None if deal is None else [list(meld) for meld in deal if meld]
+    if queue is not None:
+        target_tiles = sum(len(meld) for meld in queue)
     placed_tiles = 0
     group = 0
     attempts = 0
-    while placed_tiles < target_tiles and attempts < 60:
+    while placed_tiles < target_tiles and attempts < (60 if queue is None else 30 * len(deal or ())):
         attempts += 1
-        loose = rng.random() < 0.2
-        tiles = [_random_tile(rng)] if loose else random_meld(rng)
+        if queue is None:
+            loose = rng.random() < 0.2
+            tiles = [_random_tile(rng)] if loose else random_meld(rng)
+        else:
+            tiles = queue[0]
+            loose = len(tiles) == 1
         height = tile_h * rng.uniform(0.95, 1.05)
         patches = [render_tile(t, rng, max(8, int(round(height))), edition) for t in tiles]
         gaps = [0.0] + [
@@ -198,17 +209,26 @@ def _table_layout(
             placements.append(_Placement(patch, matrix, tile, group))
         placed_tiles += len(tiles)
         group += 1
+        if queue is not None:
+            queue.pop(0)
+            if not queue:
+                break
     return placements
 
 
 def _rack_layout(
     rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition = ASSORTED, rack_ends: float = 0.0,
-    caps: list[np.ndarray] | None = None,
+    caps: list[np.ndarray] | None = None, deal: Sequence[Tile] | None = None,
 ) -> list[_Placement]:
-    """A rack of 1-2 tiers on the table; with probability ``rack_ends`` its end caps are painted and
-    their corners added to ``caps``."""
-    tiers = 1 if rng.random() < 0.4 else 2
-    per_tier = [int(rng.integers(3, 19)) for _ in range(tiers)]
+    """A rack of 1-2 tiers on the table, of random tiles or of ``deal``'s in order; with probability
+    ``rack_ends`` its end caps are painted and their corners added to ``caps``."""
+    if deal is None:
+        tiers = 1 if rng.random() < 0.4 else 2
+        per_tier = [int(rng.integers(3, 19)) for _ in range(tiers)]
+    else:
+        per_tier = _tiers_of(len(deal), 1 if len(deal) <= 10 else 2)
+        tiers = len(per_tier)
+    queue = None if deal is None else list(deal)
     tile_h = min(hp / (tiers * 1.6 + 0.6), wp / (max(per_tier) * 0.8 + 1)) * rng.uniform(0.5, 0.95)
     tile_w = tile_h * 0.7
     rack_w = min(wp * 0.98, max(per_tier) * tile_w * rng.uniform(1.05, 1.5) + tile_w)
@@ -228,7 +248,7 @@ def _rack_layout(
         cv2.line(canvas, (int(x0), int(base_y)), (int(x0 + rack_w), int(base_y)), tuple(min(255.0, c + 40) for c in ledge), 1, cv2.LINE_AA)
         x = x0 + rng.uniform(0.1, 0.5) * tile_w
         for _ in range(per_tier[tier]):
-            tile = _random_tile(rng)
+            tile = _random_tile(rng) if queue is None else queue.pop(0)
             patch = render_tile(tile, rng, max(8, int(round(tile_h * rng.uniform(0.97, 1.03)))), edition)
             pw, ph = patch.shape[1], patch.shape[0]
             if x + pw > x0 + rack_w:
@@ -240,6 +260,12 @@ def _rack_layout(
     return placements
 
 
+def _tiers_of(count: int, tiers: int) -> list[int]:
+    """``count`` tiles shared over ``tiers`` tiers as evenly as may be, the upper tiers fuller."""
+    tiers = max(1, min(tiers, count))
+    return [count // tiers + (1 if t < count % tiers else 0) for t in range(tiers)]
+
+
 def _rack_body(rng: np.random.Generator) -> tuple[float, ...]:
     if rng.random() < 0.6:
         return tuple(float(c) for c in rng.uniform(10, 120, 3))
@@ -248,12 +274,19 @@ def _rack_body(rng: np.random.Generator) -> tuple[float, ...]:
 
 def _closeup_layout(
     rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition, rack_ends: float = 0.0,
-    caps: list[np.ndarray] | None = None,
+    caps: list[np.ndarray] | None = None, deal: Sequence[Tile] | None = None,
 ) -> list[_Placement]:
-    """A rack filling the frame: 1-3 tiers of touching upright tiles (about a ninth of the width each);
-    with probability ``rack_ends`` the rack's end caps beside them (corners added to ``caps``)."""
-    tiers = int(rng.choice([1, 2, 3], p=[0.25, 0.35, 0.4]))
-    per_tier = int(rng.choice([int(rng.integers(3, 8)), int(rng.integers(8, 11)), int(rng.integers(11, 15))], p=[0.2, 0.6, 0.2]))
+    """A rack filling the frame: 1-3 tiers of touching upright tiles (about a ninth of the width each),
+    random or ``deal``'s in order; with probability ``rack_ends`` the rack's end caps beside them
+    (corners added to ``caps``)."""
+    if deal is None:
+        tiers = int(rng.choice([1, 2, 3], p=[0.25, 0.35, 0.4]))
+        per_tier = int(rng.choice([int(rng.integers(3, 8)), int(rng.integers(8, 11)), int(rng.integers(11, 15))], p=[0.2, 0.6, 0.2]))
+        counts = None
+    else:
+        counts = _tiers_of(len(deal), 1 if len(deal) <= 7 else 2 if len(deal) <= 16 else 3)
+        tiers, per_tier = len(counts), max(counts)
+    queue = None if deal is None else list(deal)
     aspect = float(np.mean(edition.aspect))
     tile_w = wp * rng.uniform(0.85, 1.0) / per_tier
     tile_h = tile_w / aspect
@@ -276,9 +309,12 @@ def _closeup_layout(
         ledge = tuple(min(255.0, c * rng.uniform(1.1, 1.6) + 10) for c in body)
         cv2.rectangle(canvas, (int(x0), int(base_y)), (int(x0 + rack_w), int(base_y + (pitch - tile_h) * 0.8)), ledge, -1, cv2.LINE_AA)
         x = x0 + rng.uniform(0.0, 0.2) * tile_w
-        count = per_tier if rng.random() < 0.7 else int(rng.integers(max(1, per_tier // 2), per_tier + 1))
+        if counts is None:
+            count = per_tier if rng.random() < 0.7 else int(rng.integers(max(1, per_tier // 2), per_tier + 1))
+        else:
+            count = counts[tier]
         for _ in range(count):
-            tile = _random_tile(rng)
+            tile = _random_tile(rng) if queue is None else queue.pop(0)
             patch = render_tile(tile, rng, max(8, int(round(tile_h * rng.uniform(0.98, 1.02)))), edition)
             pw, ph = patch.shape[1], patch.shape[0]
             if x + pw > x0 + rack_w + 0.5 * pw:
@@ -435,6 +471,7 @@ def compose_scene(
     distractors: int = 0,
     tile_px: float | None = None,
     rack_ends: float = 0.0,
+    deal: Sequence[Sequence[Tile]] | None = None,
 ) -> Scene:
     """Render one labelled photo of one of ``editions`` with ``distractors`` non-tiles. Same ``rng``, same scene.
 
@@ -442,6 +479,9 @@ def compose_scene(
     whatever the photo's size); racks, close-ups and grids size their tiles by the frame and ignore it.
     ``rack_ends`` is the chance that a rack or close-up shows the rack's end caps beside its tiers
     (reported with the distractors; 0 draws nothing, so older scenes keep their pixels).
+    ``deal`` gives the tiles instead of drawing them, as a game dealt them: a table's melds (in
+    order; a meld that finds no room is left out), or a rack's or close-up's tiles as one sequence in
+    reading order (tiers filled in turn). Only tables, racks and close-ups take one.
     """
     if kind is None:
         kind = "table" if rng.random() < 0.75 else "rack"
@@ -449,6 +489,8 @@ def compose_scene(
         raise ValueError(f"unknown scene kind {kind!r}; choose from {', '.join(SCENE_KINDS)}")
     if not editions:
         raise ValueError("compose_scene needs at least one edition")
+    if deal is not None and (kind == "grid" or not any(deal)):
+        raise ValueError("a deal needs tiles, and a table, rack or close-up to show them")
     edition = editions[0] if len(editions) == 1 else editions[int(rng.integers(0, len(editions)))]
     if width is None or height is None:
         width, height = _SIZES[int(rng.integers(0, len(_SIZES)))]
@@ -462,14 +504,14 @@ def compose_scene(
     add_clutter(canvas, rng, int(rng.integers(0, 5)))
     caps: list[np.ndarray] = []
     if kind == "table":
-        placements = _table_layout(rng, wp, hp, edition, tile_px)
+        placements = _table_layout(rng, wp, hp, edition, tile_px, deal)
     elif kind == "closeup":
-        placements = _closeup_layout(rng, wp, hp, canvas, edition, rack_ends, caps)
+        placements = _closeup_layout(rng, wp, hp, canvas, edition, rack_ends, caps, _in_order(deal))
     elif kind == "grid":
         placements = _grid_layout(rng, wp, hp, edition)
     else:
-        placements = _rack_layout(rng, wp, hp, canvas, edition, rack_ends, caps)
-        if rng.random() < 0.3:  # a few tiles lying on the table in front
+        placements = _rack_layout(rng, wp, hp, canvas, edition, rack_ends, caps, _in_order(deal))
+        if deal is None and rng.random() < 0.3:  # a few tiles lying on the table in front
             extra = _table_layout(rng, wp, hp, edition)[: int(rng.integers(1, 6))]
             for p in extra:
                 p.group += 1000
@@ -525,6 +567,11 @@ def compose_scene(
             melds.setdefault(group, []).append(index_of[i])
     shown = _visible_distractors(distractor_corners, homography, id_image, width, height)
     return Scene(image, tuple(placed), tuple(tuple(m) for m in melds.values()), kind, edition.name, shown, tuple(hidden))
+
+
+def _in_order(deal: Sequence[Sequence[Tile]] | None) -> list[Tile] | None:
+    """A deal's tiles as one sequence (a rack's)."""
+    return None if deal is None else [tile for part in deal for tile in part]
 
 
 def _visible_distractors(
