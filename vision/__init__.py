@@ -14,6 +14,7 @@ import importlib
 
 _EXPORTS = {
     "annotate": "vision.pipeline",
+    "decode_together": "vision.pipeline",
     "read": "vision.pipeline",
     "warm_up": "vision.pipeline",
     "ProblemKind": "vision.reading",

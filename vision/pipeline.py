@@ -9,6 +9,7 @@ costs only the inference.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import BinaryIO
@@ -95,18 +96,49 @@ def build_reading(
     is_table = kind is ReadingKind.TABLE
     decoding: Decoding = decode(probs, groups, rules, require_valid_melds=is_table, settings=settings, tile_prob=tile_prob)
     position = {old: new for new, old in enumerate(order)}
+    melds = tuple(tuple(position[i] for i in g) for g in groups) if is_table else ()
+    boxes = tuple(tuple(float(v) for v in detections.boxes[old]) for old in order)
+    in_order = np.asarray(order, dtype=np.int64)
+    doubts = np.zeros(len(order), bool) if doubted is None else np.asarray(doubted, bool)[in_order]
+    tiles, problems = _assembled(
+        boxes, np.asarray(probs)[in_order], melds, _in_layout_order(decoding, order), rules, doubts,
+    )
+    return Reading(tiles, melds, problems, kind, image_size)
+
+
+def _in_layout_order(decoding: Decoding, order: list[int]) -> Decoding:
+    """``decoding``'s per-tile values in ``order`` (its melds and copies are the layout's already)."""
+    return replace(
+        decoding,
+        labels=tuple(decoding.labels[i] for i in order),
+        confidence=tuple(decoding.confidence[i] for i in order),
+        corrected=tuple(decoding.corrected[i] for i in order),
+        uncertain=tuple(decoding.uncertain[i] for i in order),
+    )
+
+
+def _assembled(
+    boxes: Sequence[tuple[float, ...]],
+    probs: np.ndarray,
+    melds: tuple[tuple[int, ...], ...],
+    decoding: Decoding,
+    rules: RuleSet,
+    doubted: np.ndarray,
+) -> tuple[tuple[ReadTile, ...], tuple[ReadingProblem, ...]]:
+    """A photo's tiles and problems from its decoding, all in the reading's tile order; the
+    invalid melds are indices into ``melds``, and a copy over the limit is reported where this
+    photo holds that tile."""
     tiles = tuple(
         ReadTile(
-            tile=Tile.from_index(decoding.labels[old]),
-            box=tuple(float(v) for v in detections.boxes[old]),  # type: ignore[arg-type]
-            confidence=decoding.confidence[old],
-            alternatives=_alternatives(probs[old], decoding.labels[old]),
-            corrected=decoding.corrected[old],
-            uncertain=decoding.uncertain[old] or (doubted is not None and bool(doubted[old])),
+            tile=Tile.from_index(decoding.labels[i]),
+            box=boxes[i],  # type: ignore[arg-type]
+            confidence=decoding.confidence[i],
+            alternatives=_alternatives(probs[i], decoding.labels[i]),
+            corrected=decoding.corrected[i],
+            uncertain=decoding.uncertain[i] or bool(doubted[i]),
         )
-        for old in order
+        for i in range(len(boxes))
     )
-    melds = tuple(tuple(position[i] for i in g) for g in groups) if is_table else ()
     problems = [
         ReadingProblem(ProblemKind.INVALID_MELD, melds[m], tuple(tiles[i].tile for i in melds[m]), meld=m)
         for m in decoding.invalid_melds
@@ -114,15 +146,66 @@ def build_reading(
     for label, count in decoding.excess_copies:
         tile = Tile.from_index(label)
         where = tuple(i for i, t in enumerate(tiles) if t.tile == tile)
-        problems.append(
-            ReadingProblem(ProblemKind.COPY_LIMIT, where, (tile,), count=count, limit=rules.max_count(tile))
-        )
+        if where:
+            problems.append(
+                ReadingProblem(ProblemKind.COPY_LIMIT, where, (tile,), count=count, limit=rules.max_count(tile))
+            )
     problems.extend(
         ReadingProblem(ProblemKind.UNCERTAIN_TILE, (i,), (t.tile,), alternatives=tuple(a.tile for a in t.alternatives))
         for i, t in enumerate(tiles)
         if t.uncertain
     )
-    return Reading(tiles, melds, tuple(problems), kind, image_size)
+    return tiles, tuple(problems)
+
+
+def decodable_again(reading: Reading) -> bool:
+    """Whether ``reading`` keeps what decoding it again needs: each tile's probabilities as
+    :func:`read` decoded them (not so for a reading read back from JSON)."""
+    return len(reading.samples) == len(reading.tiles) and all(s.probs is not None for s in reading.samples)
+
+
+def decode_together(
+    readings: Sequence[Reading], rules: RuleSet = STANDARD, settings: DecodingSettings = DEFAULT_SETTINGS
+) -> tuple[Reading, ...]:
+    """Photos of one game decoded again as one: the table and the player's rack (or the racks of
+    one round), so that the copy limits hold over all of them together.
+
+    Each photo alone may hold a tile twice and be right; the table's two red 7s and a red 7 read on
+    the rack are a misread, which decoding the photos apart cannot see (the player was told "more
+    copies than the game has" and had to find it). A table's melds are checked as when it was read;
+    a rack's tiles only count. Each reading keeps its boxes, samples and marks (a tile like one the
+    player removed stays uncertain); a reading alone decodes as it was read. Raises ``ValueError``
+    for a reading without its tiles' probabilities (:func:`decodable_again`).
+    """
+    if not all(map(decodable_again, readings)):
+        raise ValueError("a reading without its tiles' probabilities cannot be decoded again")
+    starts = np.cumsum([0] + [len(r.tiles) for r in readings])
+    if starts[-1] == 0:
+        return tuple(readings)
+    probs = np.stack([s.probs for r in readings for s in r.samples])  # type: ignore[misc]
+    tile_prob = np.array([s.tile_prob for r in readings for s in r.samples], dtype=np.float64)
+    melds = [
+        [int(start) + i for i in meld]
+        for r, start in zip(readings, starts) if r.kind is ReadingKind.TABLE for meld in r.melds
+    ]
+    decoding = decode(probs, melds, rules, require_valid_melds=True, settings=settings, tile_prob=tile_prob)
+    out = []
+    meld_start = 0
+    for r, start, end in zip(readings, starts[:-1], starts[1:]):
+        count = len(r.melds) if r.kind is ReadingKind.TABLE else 0
+        part = Decoding(
+            labels=decoding.labels[start:end], confidence=decoding.confidence[start:end],
+            corrected=decoding.corrected[start:end], uncertain=decoding.uncertain[start:end],
+            invalid_melds=tuple(m - meld_start for m in decoding.invalid_melds if meld_start <= m < meld_start + count),
+            excess_copies=decoding.excess_copies,
+        )
+        meld_start += count
+        doubted = np.array([t.like_removed for t in r.tiles], bool)
+        tiles, problems = _assembled([t.box for t in r.tiles], probs[start:end], r.melds, part, rules, doubted)
+        tiles = tuple(replace(new, remembered=old.remembered, like_removed=old.like_removed) for new, old in zip(tiles, r.tiles))
+        samples = tuple(replace(s, tile=t.tile) for s, t in zip(r.samples, tiles))
+        out.append(replace(r, tiles=tiles, problems=problems, samples=samples))
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False)
@@ -274,7 +357,7 @@ def read(
             for tile, i in zip(reading.tiles, order)
         ))
     samples = tuple(
-        TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box, probs[i])
+        TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box, probs[i], float(seen.reading.tile_prob[i]))
         for tile, i in zip(reading.tiles, order)
     )
     doubtful = tuple(tuple(float(v) for v in box) for box in seen.dropped.boxes)
@@ -336,6 +419,13 @@ def annotate(image: ImageSource, reading: Reading, scale: float = 1.0) -> np.nda
         raise ValueError(f"scale must be in (0, 1], got {scale}")
     photo = _as_image(image)
     canvas = photo.copy() if scale == 1.0 else cv2.resize(photo, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
+    return draw_reading(canvas, reading, scale)
+
+
+def draw_reading(canvas: np.ndarray, reading: Reading, scale: float = 1.0) -> np.ndarray:
+    """:func:`annotate` on a photo already scaled by ``scale`` (a kept preview), drawn in place and returned."""
+    if not 0.0 < scale <= 1.0:
+        raise ValueError(f"scale must be in (0, 1], got {scale}")
     height, width = canvas.shape[:2]
     thickness = max(1, round(max(height, width) / 600))
     font_scale = max(0.4, max(height, width) / 1600)

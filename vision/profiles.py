@@ -131,6 +131,10 @@ class TileSample:
     #: tiles follow a colour change by them, :mod:`vision.colour_follow`); None where not kept
     #: (a profile's samples).
     probs: np.ndarray | None = None
+    #: The reader's probability that the box shows a tile at all (its ``not-tile`` class), as
+    #: decoding saw it; 1.0 where not kept. With ``probs``, what decoding a photo's tiles together
+    #: with another photo's needs (:func:`vision.pipeline.decode_together`).
+    tile_prob: float = 1.0
 
 
 @dataclass(frozen=True, eq=False)
