@@ -129,6 +129,17 @@ def annotate(photo: PhotoRead, scale: float = 1.0) -> np.ndarray:
         raise _failed(photo.reading.kind, err) from err
 
 
+def annotate_preview(preview: np.ndarray, reading: Reading, scale: float) -> np.ndarray:
+    """A copy of ``preview`` (the photo already scaled by ``scale``) with ``reading`` drawn on it,
+    as :func:`annotate` draws it; raises :class:`PhotoError`."""
+    try:
+        from vision.pipeline import draw_reading
+
+        return draw_reading(preview.copy(), reading, scale)
+    except Exception as err:  # noqa: BLE001 - as in read_photo
+        raise _failed(reading.kind, err) from err
+
+
 def _unreadable(err: TranslatableError) -> PhotoError:
     from vision.images import FileTooLargeError
 

@@ -30,7 +30,7 @@ from vision.session_memory import SessionMemory
 from . import session
 from .editing import Chip
 from .photo_prefetch import Prefetcher
-from .photo_reading import PhotoError, PhotoFailure, PhotoRead, annotate, read_photo
+from .photo_reading import PhotoError, PhotoFailure, PhotoRead, annotate_preview, read_photo
 
 Box = tuple[float, float, float, float]
 #: Session key of the session's :class:`app.photo_prefetch.Prefetcher`.
@@ -59,6 +59,12 @@ class PhotoReading:
     #: How long the read tiles are in the photo (:attr:`vision.reading.Reading.tile_px`): see
     #: :func:`vision.reading.small_tiles_note`.
     tile_px: float = 0.0
+    #: The reading the chips come from, and the photo at the preview's size with nothing drawn on
+    #: it (JPEG) and its scale: what reading it again with the other photo of the turn needs
+    #: (:func:`read_together`). None and empty when not kept.
+    reading: Reading | None = None
+    plain_jpeg: bytes = b""
+    scale: float = 1.0
 
 
 log = logging.getLogger(__name__)
@@ -133,14 +139,20 @@ PREVIEW_PX = 1600
 PREVIEW_JPEG_QUALITY = 85
 
 
-def _preview(photo: PhotoRead) -> tuple[bytes, float]:
-    """The annotated photo as a JPEG at most :data:`PREVIEW_PX` on its longer side, and its scale
-    (drawn on the photo scaled down: names stay legible and no full-size copy is made)."""
+def _preview(photo: PhotoRead) -> tuple[np.ndarray, float]:
+    """The photo at most :data:`PREVIEW_PX` on its longer side, and its scale (the reading is drawn
+    on it scaled down: names stay legible and no full-size copy is made)."""
     scale = min(1.0, PREVIEW_PX / max(photo.image.shape[:2]))
-    ok, encoded = cv2.imencode(".jpg", annotate(photo, scale), [cv2.IMWRITE_JPEG_QUALITY, PREVIEW_JPEG_QUALITY])
+    if scale == 1.0:
+        return photo.image, scale
+    return cv2.resize(photo.image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), scale
+
+
+def _jpeg(image: np.ndarray) -> bytes:
+    ok, encoded = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, PREVIEW_JPEG_QUALITY])
     if not ok:  # pragma: no cover - OpenCV encodes any BGR uint8 array
         raise PhotoError("could not draw the annotated photo", failure=PhotoFailure.FAILED)
-    return encoded.tobytes(), scale
+    return encoded.tobytes()
 
 
 def _row_positions(reading: Reading) -> tuple[tuple[int, ...], ...]:
@@ -180,17 +192,43 @@ def read_with_profile(
     """:func:`read_upload` once the session's profile and memory are resolved: touches no session
     state, so it may run on any thread."""
     photo = read_photo(data, kind, rules, profile, memory=memory)
-    annotated, scale = _preview(photo)
-    reading = photo.reading
+    plain, scale = _preview(photo)
+    return _photo_reading(photo.reading, plain, _jpeg(plain), scale, notes)
+
+
+def _photo_reading(reading: Reading, plain: np.ndarray, plain_jpeg: bytes, scale: float, notes: tuple[str, ...]) -> PhotoReading:
+    """``reading`` as chips, drawn on ``plain`` (the photo scaled by ``scale``; kept as ``plain_jpeg``)."""
     tiles = reading.tiles
     kept = len(reading.samples) == len(tiles)
     positions = _row_positions(reading)
-    rows = tuple(tuple(_chip(tiles[i], (kind.value, i) if kept else None) for i in row) for row in positions)
+    rows = tuple(tuple(_chip(tiles[i], (reading.kind.value, i) if kept else None) for i in row) for row in positions)
     boxes = tuple(tuple(_scaled(tiles[i].box, scale) for i in row) for row in positions)
     return PhotoReading(
-        rows, annotated, notes, sum(len(r) for r in rows), boxes, reading.samples, len(reading.doubtful_boxes),
-        reading.tile_px,
+        rows, _jpeg(annotate_preview(plain, reading, scale)), notes, sum(len(r) for r in rows), boxes, reading.samples,
+        len(reading.doubtful_boxes), reading.tile_px, reading, plain_jpeg, scale,
     )
+
+
+def read_together(table: PhotoReading, rack: PhotoReading, rules: RuleSet) -> tuple[PhotoReading, PhotoReading]:
+    """The table's and the rack's photo read as one turn of one game
+    (:func:`vision.pipeline.decode_together`): a tile the table holds both copies of is not read a
+    third time on the rack when the next likeliest reading is near, and the other way round. A photo
+    whose reading changes is drawn again; one without its reading kept is left as it was."""
+    from vision.pipeline import decodable_again, decode_together
+
+    if table.reading is None or rack.reading is None or not table.plain_jpeg or not rack.plain_jpeg:
+        return table, rack
+    if not (decodable_again(table.reading) and decodable_again(rack.reading)):
+        return table, rack
+    readings = decode_together((table.reading, rack.reading), rules)
+    out = []
+    for before, after in zip((table, rack), readings):
+        if after.tiles == before.reading.tiles:  # type: ignore[union-attr]
+            out.append(before)
+            continue
+        plain = cv2.imdecode(np.frombuffer(before.plain_jpeg, np.uint8), cv2.IMREAD_COLOR)
+        out.append(_photo_reading(after, plain, before.plain_jpeg, before.scale, before.notes))
+    return out[0], out[1]
 
 
 def unsure_rack_note(chips: Iterable[Chip], lang: str) -> str | None:

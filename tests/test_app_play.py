@@ -644,3 +644,23 @@ def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(monke
 
     at = read_table_photo(monkeypatch, read)
     assert texts(at.warning) == [f"- {small_tiles_note(22.0, 'en')}"]
+
+
+def test_a_table_photo_and_a_rack_photo_are_read_as_one_turn(monkeypatch):
+    """The table holds both red 7s and the rack photo's doubtful tile reads red 7 first, orange 7
+    next: read together, the rack's tile is the orange 7, marked for the player to check, and the
+    reading is not refused as holding more copies than the game has."""
+    from tests.test_decode_together import _third_red_7_on_the_rack
+
+    readings = _third_red_7_on_the_rack()
+    photo = use_fake_reader(monkeypatch, lambda image, kind="table", rules=None, profile=None, memory=None: readings[kind])
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png"))
+    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo, "image/png")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    rack = at.session_state["play_reading"].table_rack.rack
+    assert [(c.tile.short, c.uncertain) for c in rack] == [("o1", False), ("o7", True)]
+    assert not any("More copies than the game has" in w for w in texts(at.warning) + texts(at.error))
+    solve(at)
+    assert texts(at.error) == []

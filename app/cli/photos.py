@@ -98,19 +98,21 @@ def photo_position(args: argparse.Namespace, rules: RuleSet) -> tuple[Position, 
         raise CliInputError(tr("--tiles applies to photos: give --table-photo or --rack-photo", args.lang))
     profile = tile_profile(args)
     readings: dict[ReadingKind, Reading] = {}
-    table = parse_melds(args.table)
     if table_from.source is InputSource.PHOTO:
-        reading = read_photo_file(args.table_photo, ReadingKind.TABLE, rules, args, profile).reading
-        readings[ReadingKind.TABLE] = reading
-        table = reading.table_melds()
+        readings[ReadingKind.TABLE] = read_photo_file(args.table_photo, ReadingKind.TABLE, rules, args, profile).reading
     if rack_from.source is InputSource.PHOTO:
         reading = read_photo_file(args.rack_photo, ReadingKind.RACK, rules, args, profile).reading
         if not reading.tiles:
             raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.rack_photo))
         readings[ReadingKind.RACK] = reading
-        rack = reading.rack()
-    else:
-        rack = parse_tiles(args.rack)
+    if len(readings) == 2:  # one turn of one game: the copy limits hold over both photos
+        from vision.pipeline import decodable_again, decode_together
+
+        both = (readings[ReadingKind.TABLE], readings[ReadingKind.RACK])
+        if all(map(decodable_again, both)):
+            readings[ReadingKind.TABLE], readings[ReadingKind.RACK] = decode_together(both, rules)
+    table = readings[ReadingKind.TABLE].table_melds() if ReadingKind.TABLE in readings else parse_melds(args.table)
+    rack = readings[ReadingKind.RACK].rack() if ReadingKind.RACK in readings else parse_tiles(args.rack)
     for kind, reading in readings.items():
         for message in reading.messages(args.lang):
             print(_photo_note(kind, message, args.lang), file=sys.stderr)

@@ -16,7 +16,7 @@ from app import components as ui
 from app import session, tile_profiles
 from app.editing import Chip, TableAndRack, Reading, keeps_fixes, new_reading
 from app.photo_reading import InputSource, PhotoError, choose_input
-from app.photos import photo_notes, read_ahead, read_upload
+from app.photos import PhotoReading, photo_notes, read_ahead, read_together, read_upload
 from app.rules_text import rules_summary
 from solver.explain import (
     impossible_tiles_text,
@@ -116,6 +116,7 @@ def read_inputs() -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[st
     melds: tuple = ()
     rack: tuple = ()
     sources = [(ReadingKind.TABLE, table_photo, table_text), (ReadingKind.RACK, rack_photo, rack_text)]
+    read: dict[ReadingKind, PhotoReading] = {}
     for kind, photo, text in sources:
         choice = choose_input(photo is not None, text)
         if choice.text_ignored:
@@ -130,6 +131,13 @@ def read_inputs() -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[st
             if reading.tile_count == 0:
                 errors.append(says(kind.value, "no-tiles"))
                 continue
+            read[kind] = reading
+    if len(read) == 2:  # one turn of one game: the copy limits hold over both photos
+        read[ReadingKind.TABLE], read[ReadingKind.RACK] = read_together(read[ReadingKind.TABLE], read[ReadingKind.RACK], rules)
+    for kind, photo, text in sources:
+        choice = choose_input(photo is not None, text)
+        if choice.source is InputSource.PHOTO and kind in read:
+            reading = read[kind]
             photos[kind.value] = reading.annotated_jpeg
             samples[kind.value] = reading.samples
             notes.extend(ui.plain(note) for note in reading.notes)
