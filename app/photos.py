@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -23,6 +23,7 @@ import streamlit as st
 
 from solver.i18n import error_text, tile_label, tr
 from solver.rules import RuleSet
+from solver.tiles import Tile
 from vision.profiles import TileProfile, TileSample
 from vision.reading import Reading, ReadingKind, ReadTile, small_tiles_note
 from vision.session_memory import SessionMemory
@@ -209,26 +210,27 @@ def _photo_reading(reading: Reading, plain: np.ndarray, plain_jpeg: bytes, scale
     )
 
 
-def read_together(table: PhotoReading, rack: PhotoReading, rules: RuleSet) -> tuple[PhotoReading, PhotoReading]:
-    """The table's and the rack's photo read as one turn of one game
-    (:func:`vision.pipeline.decode_together`): a tile the table holds both copies of is not read a
-    third time on the rack when the next likeliest reading is near, and the other way round. A photo
-    whose reading changes is drawn again; one without its reading kept is left as it was."""
-    from vision.pipeline import decodable_again, decode_together
+def read_together(
+    photos: Mapping[ReadingKind, PhotoReading], rules: RuleSet, typed: Sequence[Tile] = ()
+) -> dict[ReadingKind, PhotoReading]:
+    """The photos of one turn (the table's and the rack's) read as one game with the ``typed``
+    tiles of that turn (:func:`vision.pipeline.decode_together`): a tile the table holds both
+    copies of is not read a third time on the rack when the next likeliest reading is near, and the
+    other way round. A photo whose reading changes is drawn again; when a photo's reading was not
+    kept, every photo is left as it was."""
+    from vision.pipeline import decode_together
 
-    if table.reading is None or rack.reading is None or not table.plain_jpeg or not rack.plain_jpeg:
-        return table, rack
-    if not (decodable_again(table.reading) and decodable_again(rack.reading)):
-        return table, rack
-    readings = decode_together((table.reading, rack.reading), rules)
-    out = []
-    for before, after in zip((table, rack), readings):
-        if after.tiles == before.reading.tiles:  # type: ignore[union-attr]
-            out.append(before)
-            continue
-        plain = cv2.imdecode(np.frombuffer(before.plain_jpeg, np.uint8), cv2.IMREAD_COLOR)
-        out.append(_photo_reading(after, plain, before.plain_jpeg, before.scale, before.notes))
-    return out[0], out[1]
+    kinds = list(photos)
+    if not kinds or any(photos[k].reading is None or not photos[k].plain_jpeg for k in kinds):
+        return dict(photos)
+    readings = decode_together([photos[k].reading for k in kinds], rules, known=typed)  # type: ignore[misc]
+    out = dict(photos)
+    for kind, after in zip(kinds, readings):
+        before = photos[kind]
+        if after.tiles != before.reading.tiles:  # type: ignore[union-attr]
+            plain = cv2.imdecode(np.frombuffer(before.plain_jpeg, np.uint8), cv2.IMREAD_COLOR)
+            out[kind] = _photo_reading(after, plain, before.plain_jpeg, before.scale, before.notes)
+    return out
 
 
 def unsure_rack_note(chips: Iterable[Chip], lang: str) -> str | None:

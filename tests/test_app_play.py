@@ -664,3 +664,17 @@ def test_a_table_photo_and_a_rack_photo_are_read_as_one_turn(monkeypatch):
     assert not any("More copies than the game has" in w for w in texts(at.warning) + texts(at.error))
     solve(at)
     assert texts(at.error) == []
+
+
+def test_a_rack_photo_is_read_with_the_typed_table(monkeypatch):
+    from tests.test_decode_together import _third_red_7_on_the_rack
+
+    readings = _third_red_7_on_the_rack()
+    photo = use_fake_reader(monkeypatch, lambda image, kind="table", rules=None, profile=None, memory=None: readings[kind])
+    at = start_app()
+    at.text_area(key="play_table_text").input("r7 r8 r9 | r7 k7 b7")
+    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo, "image/png")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    assert [c.tile.short for c in at.session_state["play_reading"].table_rack.rack] == ["o1", "o7"]
+    assert error_lines(at) == []

@@ -134,13 +134,29 @@ def test_no_readings_and_empty_readings_pass_through():
     assert decode_together((empty,)) == (empty,)
 
 
-def test_a_reading_without_its_probabilities_is_refused():
-    table = _reading(TABLE, ReadingKind.TABLE)
-    typed = Reading.from_json(table.to_json())  # read back from JSON: no samples
-    with pytest.raises(ValueError, match="probabilities"):
-        decode_together((typed,))
-    with pytest.raises(ValueError, match="probabilities"):
-        decode_together((replace(table, samples=tuple(replace(s, probs=None) for s in table.samples)),))
+def test_a_reading_without_its_probabilities_stands_and_its_tiles_count():
+    table = Reading.from_json(_reading(TABLE, ReadingKind.TABLE).to_json())  # read back from JSON: no samples
+    rack = _reading([[_probs(("r7", 0.6), ("o7", 0.35))]], ReadingKind.RACK)
+
+    new_table, new_rack = decode_together((table, rack))
+
+    assert new_table is table
+    assert new_rack.tiles[0].tile == parse_tile("o7")
+    assert decode_together((table,)) == (table,)
+
+
+def test_typed_tiles_of_the_turn_count_and_stay_as_typed():
+    table = _reading([[_sure("r7"), _sure("r8"), _sure("r9")], [_probs(("r7", 0.6), ("o7", 0.35)), _sure("k7"), _sure("b7")]], ReadingKind.TABLE)
+    assert [t.tile.short for t in table.tiles][3] == "r7"
+
+    (alone,) = decode_together((table,))
+    (with_rack,) = decode_together((table,), known=[parse_tile("r7"), parse_tile("k1")])  # the rack, typed
+
+    assert alone.tiles == table.tiles
+    assert [t.tile.short for t in with_rack.tiles] == ["r7", "r8", "r9", "o7", "k7", "b7"]
+    assert not any(p.kind is ProblemKind.INVALID_MELD for p in with_rack.problems)
+    (over,) = decode_together((_reading([[_sure("j")]], ReadingKind.RACK),), known=[parse_tile("j")] * 2)
+    assert [(p.kind, p.count) for p in over.problems if p.kind is ProblemKind.COPY_LIMIT] == [(ProblemKind.COPY_LIMIT, 3)]
 
 
 # --- the front ends: the Play page's two photos, and ``solve --table-photo --rack-photo`` --------
@@ -171,8 +187,11 @@ def test_the_play_pages_two_photos_are_read_as_one_turn(monkeypatch):
     rack = read_with_profile(_photo_bytes(), ReadingKind.RACK, STANDARD, None, ())
     assert [c.tile.short for c in rack.rows[0]] == ["o1", "r7"]
 
-    new_table, new_rack = read_together(table, rack, STANDARD)
+    photos = {ReadingKind.TABLE: table, ReadingKind.RACK: rack}
+    new = read_together(photos, STANDARD)
+    new_table, new_rack = new[ReadingKind.TABLE], new[ReadingKind.RACK]
 
+    assert list(new) == [ReadingKind.TABLE, ReadingKind.RACK]
     assert new_table is table  # nothing changed on the table: its reading and drawing stand
     assert [c.tile.short for c in new_rack.rows[0]] == ["o1", "o7"]
     assert new_rack.rows[0][1].uncertain and new_rack.rows[0][1].sample == ("rack", 1)
@@ -189,7 +208,22 @@ def test_photos_whose_readings_were_not_kept_are_left_as_they_were(monkeypatch):
     table = read_with_profile(_photo_bytes(), ReadingKind.TABLE, STANDARD, None, ())
     rack = read_with_profile(_photo_bytes(), ReadingKind.RACK, STANDARD, None, ())
 
-    assert read_together(table, rack, STANDARD) == (table, rack)
+    photos = {ReadingKind.TABLE: table, ReadingKind.RACK: rack}
+    assert read_together(photos, STANDARD) == photos
+    assert read_together({ReadingKind.RACK: rack}, STANDARD, typed=[parse_tile("r7")] * 2)[ReadingKind.RACK] is rack
+
+
+def test_a_rack_photo_is_read_with_the_typed_table(monkeypatch):
+    import vision
+    from app.photos import read_together, read_with_profile
+
+    readings = _third_red_7_on_the_rack()
+    monkeypatch.setattr(vision, "read", lambda image, kind, rules, profile=None, memory=None: readings[kind])
+    rack = read_with_profile(_photo_bytes(), ReadingKind.RACK, STANDARD, None, ())
+
+    new = read_together({ReadingKind.RACK: rack}, STANDARD, typed=[parse_tile("r7")] * 2)
+
+    assert [c.tile.short for c in new[ReadingKind.RACK].rows[0]] == ["o1", "o7"]
 
 
 def test_solve_reads_the_table_and_rack_photos_as_one_turn(capfd, tmp_path, monkeypatch):
@@ -210,3 +244,7 @@ def test_solve_reads_the_table_and_rack_photos_as_one_turn(capfd, tmp_path, monk
     data = json.loads(out)
     assert [t["tile"] for t in data["readings"]["rack"]["tiles"]] == ["orange-1", "orange-7"]
     assert data["readings"]["rack"]["tiles"][1]["uncertain"]
+    code = main(["solve", "--table", "r7 r8 r9 | r7 k7 b7", "--rack-photo", str(photo), "--json"])
+    out, err = capfd.readouterr()
+    assert code == 0, err  # the typed table counts too
+    assert [t["tile"] for t in json.loads(out)["readings"]["rack"]["tiles"]] == ["orange-1", "orange-7"]

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from solver.rules import STANDARD, RuleSet
-from solver.tiles import Tile
+from solver.tiles import NUM_KINDS, Tile
 from vision.decoding import DEFAULT_SETTINGS, Decoding, DecodingSettings, decode
 from vision.detections import Detections
 from vision.images import load_image
@@ -165,33 +165,41 @@ def decodable_again(reading: Reading) -> bool:
 
 
 def decode_together(
-    readings: Sequence[Reading], rules: RuleSet = STANDARD, settings: DecodingSettings = DEFAULT_SETTINGS
+    readings: Sequence[Reading],
+    rules: RuleSet = STANDARD,
+    settings: DecodingSettings = DEFAULT_SETTINGS,
+    known: Sequence[Tile] = (),
 ) -> tuple[Reading, ...]:
     """Photos of one game decoded again as one: the table and the player's rack (or the racks of
-    one round), so that the copy limits hold over all of them together.
+    one round), so that the copy limits hold over all of them together, and over the ``known``
+    tiles of the same game (typed ones: they count, and nothing changes them).
 
     Each photo alone may hold a tile twice and be right; the table's two red 7s and a red 7 read on
     the rack are a misread, which decoding the photos apart cannot see (the player was told "more
     copies than the game has" and had to find it). A table's melds are checked as when it was read;
     a rack's tiles only count. Each reading keeps its boxes, samples and marks (a tile like one the
-    player removed stays uncertain); a reading alone decodes as it was read. Raises ``ValueError``
-    for a reading without its tiles' probabilities (:func:`decodable_again`).
+    player removed stays uncertain); a reading alone decodes as it was read. A reading that did not
+    keep its tiles' probabilities (:func:`decodable_again`: one read back from JSON) is left as it
+    is, and its tiles count as known.
     """
-    if not all(map(decodable_again, readings)):
-        raise ValueError("a reading without its tiles' probabilities cannot be decoded again")
-    starts = np.cumsum([0] + [len(r.tiles) for r in readings])
-    if starts[-1] == 0:
+    again = [r for r in readings if decodable_again(r) and r.tiles]
+    fixed = [t.tile for r in readings if not decodable_again(r) for t in r.tiles]
+    known = [*known, *fixed]
+    if not again or (len(again) == 1 and not known):
         return tuple(readings)
-    probs = np.stack([s.probs for r in readings for s in r.samples])  # type: ignore[misc]
-    tile_prob = np.array([s.tile_prob for r in readings for s in r.samples], dtype=np.float64)
+    starts = np.cumsum([0] + [len(r.tiles) for r in again])
+    certain = np.zeros((len(known), NUM_KINDS))
+    certain[np.arange(len(known)), [t.index for t in known]] = 1.0
+    probs = np.concatenate([np.stack([s.probs for r in again for s in r.samples]), certain])  # type: ignore[misc]
+    tile_prob = np.array([s.tile_prob for r in again for s in r.samples] + [1.0] * len(known), dtype=np.float64)
     melds = [
         [int(start) + i for i in meld]
-        for r, start in zip(readings, starts) if r.kind is ReadingKind.TABLE for meld in r.melds
+        for r, start in zip(again, starts) if r.kind is ReadingKind.TABLE for meld in r.melds
     ]
     decoding = decode(probs, melds, rules, require_valid_melds=True, settings=settings, tile_prob=tile_prob)
-    out = []
+    decoded: dict[int, Reading] = {}
     meld_start = 0
-    for r, start, end in zip(readings, starts[:-1], starts[1:]):
+    for r, start, end in zip(again, starts[:-1], starts[1:]):
         count = len(r.melds) if r.kind is ReadingKind.TABLE else 0
         part = Decoding(
             labels=decoding.labels[start:end], confidence=decoding.confidence[start:end],
@@ -204,8 +212,8 @@ def decode_together(
         tiles, problems = _assembled([t.box for t in r.tiles], probs[start:end], r.melds, part, rules, doubted)
         tiles = tuple(replace(new, remembered=old.remembered, like_removed=old.like_removed) for new, old in zip(tiles, r.tiles))
         samples = tuple(replace(s, tile=t.tile) for s, t in zip(r.samples, tiles))
-        out.append(replace(r, tiles=tiles, problems=problems, samples=samples))
-    return tuple(out)
+        decoded[id(r)] = replace(r, tiles=tiles, problems=problems, samples=samples)
+    return tuple(decoded.get(id(r), r) for r in readings)
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Iterator
 from solver.i18n import error_text, tr
 from solver.rules import RuleSet
 from solver.position import Position
-from solver.tiles import parse_melds, parse_tiles
+from solver.tiles import Tile, parse_melds, parse_tiles
 from vision.reading import Reading, ReadingKind
 
 from ..photo_reading import InputSource, PhotoError, PhotoFailure, PhotoRead, choose_input
@@ -105,19 +105,26 @@ def photo_position(args: argparse.Namespace, rules: RuleSet) -> tuple[Position, 
         if not reading.tiles:
             raise CliInputError(tr("no tiles found in the photo {path}", args.lang, path=args.rack_photo))
         readings[ReadingKind.RACK] = reading
-    if len(readings) == 2:  # one turn of one game: the copy limits hold over both photos
-        from vision.pipeline import decodable_again, decode_together
-
-        both = (readings[ReadingKind.TABLE], readings[ReadingKind.RACK])
-        if all(map(decodable_again, both)):
-            readings[ReadingKind.TABLE], readings[ReadingKind.RACK] = decode_together(both, rules)
-    table = readings[ReadingKind.TABLE].table_melds() if ReadingKind.TABLE in readings else parse_melds(args.table)
-    rack = readings[ReadingKind.RACK].rack() if ReadingKind.RACK in readings else parse_tiles(args.rack)
+    typed_table = () if ReadingKind.TABLE in readings else parse_melds(args.table)
+    typed_rack = () if ReadingKind.RACK in readings else parse_tiles(args.rack)
+    readings = _read_as_one_turn(readings, rules, [*typed_rack, *(t for meld in typed_table for t in meld)])
+    table = readings[ReadingKind.TABLE].table_melds() if ReadingKind.TABLE in readings else typed_table
+    rack = readings[ReadingKind.RACK].rack() if ReadingKind.RACK in readings else typed_rack
     for kind, reading in readings.items():
         for message in reading.messages(args.lang):
             print(_photo_note(kind, message, args.lang), file=sys.stderr)
     position = Position(table=table, rack=rack, initial_meld_done=not args.first_turn, rules=rules)
     return position, readings
+
+
+def _read_as_one_turn(readings: dict[ReadingKind, Reading], rules: RuleSet, typed: list[Tile]) -> dict[ReadingKind, Reading]:
+    """The photos of one turn decoded again together with its typed tiles, so that the copy limits
+    hold over all of them (:func:`vision.pipeline.decode_together`)."""
+    if not readings:
+        return readings
+    from vision.pipeline import decode_together
+
+    return dict(zip(readings, decode_together(list(readings.values()), rules, known=typed)))
 
 
 def _photo_note(kind: ReadingKind, message: str, lang: str) -> str:

@@ -132,20 +132,6 @@ def read_inputs() -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[st
                 errors.append(says(kind.value, "no-tiles"))
                 continue
             read[kind] = reading
-    if len(read) == 2:  # one turn of one game: the copy limits hold over both photos
-        read[ReadingKind.TABLE], read[ReadingKind.RACK] = read_together(read[ReadingKind.TABLE], read[ReadingKind.RACK], rules)
-    for kind, photo, text in sources:
-        choice = choose_input(photo is not None, text)
-        if choice.source is InputSource.PHOTO and kind in read:
-            reading = read[kind]
-            photos[kind.value] = reading.annotated_jpeg
-            samples[kind.value] = reading.samples
-            notes.extend(ui.plain(note) for note in reading.notes)
-            notes.extend(photo_notes(reading.doubtful, reading.tile_px, lang))
-            if kind is ReadingKind.TABLE:
-                melds = reading.rows
-            else:
-                rack = tuple(c for row in reading.rows for c in row)
         elif choice.source is InputSource.TEXT:
             try:
                 if kind is ReadingKind.TABLE:
@@ -158,6 +144,17 @@ def read_inputs() -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[st
         for message in errors:
             st.error(ui.plain(message))
         return None
+    # One turn of one game: the copy limits hold over both photos and the typed tiles together.
+    typed = [c.tile for c in (*rack, *(c for m in melds for c in m))]
+    for kind, reading in read_together(read, rules, typed).items():
+        photos[kind.value] = reading.annotated_jpeg
+        samples[kind.value] = reading.samples
+        notes.extend(ui.plain(note) for note in reading.notes)
+        notes.extend(photo_notes(reading.doubtful, reading.tile_px, lang))
+        if kind is ReadingKind.TABLE:
+            melds = reading.rows
+        else:
+            rack = tuple(c for row in reading.rows for c in row)
     if not melds and not rack:
         st.info(tr("Type or photograph the table and your rack first.", lang))
         return None
