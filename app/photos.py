@@ -213,11 +213,11 @@ def _photo_reading(reading: Reading, plain: np.ndarray, plain_jpeg: bytes, scale
 def read_together(
     photos: Mapping[ReadingKind, PhotoReading], rules: RuleSet, typed: Sequence[Tile] = ()
 ) -> dict[ReadingKind, PhotoReading]:
-    """The photos of one turn (the table's and the rack's) read as one game with the ``typed``
-    tiles of that turn (:func:`vision.pipeline.decode_together`): a tile the table holds both
-    copies of is not read a third time on the rack when the next likeliest reading is near, and the
-    other way round. A photo whose reading changes is drawn again; when a photo's reading was not
-    kept, every photo is left as it was."""
+    """Photos of one game (a turn's table and rack, or a rack at the end of a round) read as one
+    with the ``typed`` tiles of the same game (:func:`vision.pipeline.decode_together`): a tile the
+    table holds both copies of is not read a third time on the rack when the next likeliest reading
+    is near, and the other way round. A photo whose reading changes is drawn again; when a photo's
+    reading was not kept, every photo is left as it was."""
     from vision.pipeline import decode_together
 
     kinds = list(photos)

@@ -329,3 +329,24 @@ def test_a_rack_photo_of_small_tiles_says_how_to_take_a_better_one(monkeypatch):
 
     at = read_bobs_rack_photo(monkeypatch, small_rack)
     assert small_tiles_note(25.0, "en") in [c.value for c in at.caption]
+
+
+def test_a_rack_photo_is_read_with_the_other_racks_of_the_round(monkeypatch):
+    """Bob's line holds both jokers; Cy's photo shows a tile the reader takes for a joker first and
+    a blue 12 next: the round's racks come from one set, so Cy's tile is the blue 12, marked unsure."""
+    from solver.rules import STANDARD
+    from tests.test_app_play import use_fake_reader
+    from tests.test_decode_together import _probs, _reading
+    from vision.reading import ReadingKind
+
+    cys_rack = _reading([[_probs(("j", 0.55), ("b12", 0.4)), _probs(("r3", 0.99))]], ReadingKind.RACK)
+    assert [t.tile.short for t in cys_rack.tiles] == ["j", "r3"] and STANDARD.jokers == 2
+    photo = use_fake_reader(monkeypatch, lambda image, kind="rack", rules=None, profile=None, memory=None: cys_rack)
+    at = new_game(start_app("score"), "Ann", "Bob", "Cy")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.text_input, "_rack_1").set_value("j j k5").run()
+    by_suffix(at.file_uploader, "_photo_2_upload").set_value(("rack.png", photo, "image/png")).run()
+    by_suffix(at.button, "_read_2").click().run()
+    assert not at.exception, at.exception
+    assert by_suffix(at.text_input, "_rack_2").value == "b12 r3"
+    assert "blue 12" in "\n".join(w.value for w in at.warning)  # unsure: named before the round is saved

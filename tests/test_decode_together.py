@@ -119,6 +119,24 @@ def test_the_players_marks_stay_on_the_tiles():
     assert new_rack.tiles[1].like_removed and new_rack.tiles[1].uncertain
 
 
+def test_a_tile_the_memory_named_is_no_longer_remembered_once_read_otherwise():
+    table = _reading(TABLE, ReadingKind.TABLE)
+    rack = _reading([[_probs(("r7", 0.6), ("o7", 0.35))]], ReadingKind.RACK)
+    marked = replace(rack, tiles=(replace(rack.tiles[0], remembered=True),))
+
+    _, new_rack = decode_together((table, marked))
+
+    assert new_rack.tiles[0].tile == parse_tile("o7") and not new_rack.tiles[0].remembered
+
+
+def test_one_reading_given_twice_is_decoded_in_both_places():
+    rack = _reading([[_probs(("r7", 0.6), ("o7", 0.35)), _sure("r7")]], ReadingKind.RACK)
+
+    first, second = decode_together((rack, rack))  # four red 7s read: two must give way
+
+    assert [t.tile.short for t in first.tiles] == [t.tile.short for t in second.tiles] == ["o7", "r7"]
+
+
 def test_the_decoders_settings_apply():
     table = _reading(TABLE, ReadingKind.TABLE)
     rack = _reading([[_probs(("r7", 0.6), ("o7", 0.35))]], ReadingKind.RACK)

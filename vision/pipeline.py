@@ -182,7 +182,8 @@ def decode_together(
     keep its tiles' probabilities (:func:`decodable_again`: one read back from JSON) is left as it
     is, and its tiles count as known.
     """
-    again = [r for r in readings if decodable_again(r) and r.tiles]
+    redo = [i for i, r in enumerate(readings) if decodable_again(r) and r.tiles]
+    again = [readings[i] for i in redo]
     fixed = [t.tile for r in readings if not decodable_again(r) for t in r.tiles]
     known = [*known, *fixed]
     if not again or (len(again) == 1 and not known):
@@ -197,9 +198,9 @@ def decode_together(
         for r, start in zip(again, starts) if r.kind is ReadingKind.TABLE for meld in r.melds
     ]
     decoding = decode(probs, melds, rules, require_valid_melds=True, settings=settings, tile_prob=tile_prob)
-    decoded: dict[int, Reading] = {}
+    out = list(readings)
     meld_start = 0
-    for r, start, end in zip(again, starts[:-1], starts[1:]):
+    for i, r, start, end in zip(redo, again, starts[:-1], starts[1:]):
         count = len(r.melds) if r.kind is ReadingKind.TABLE else 0
         part = Decoding(
             labels=decoding.labels[start:end], confidence=decoding.confidence[start:end],
@@ -210,10 +211,13 @@ def decode_together(
         meld_start += count
         doubted = np.array([t.like_removed for t in r.tiles], bool)
         tiles, problems = _assembled([t.box for t in r.tiles], probs[start:end], r.melds, part, rules, doubted)
-        tiles = tuple(replace(new, remembered=old.remembered, like_removed=old.like_removed) for new, old in zip(tiles, r.tiles))
+        tiles = tuple(
+            replace(new, remembered=old.remembered and new.tile == old.tile, like_removed=old.like_removed)
+            for new, old in zip(tiles, r.tiles)
+        )
         samples = tuple(replace(s, tile=t.tile) for s, t in zip(r.samples, tiles))
-        decoded[id(r)] = replace(r, tiles=tiles, problems=problems, samples=samples)
-    return tuple(decoded.get(id(r), r) for r in readings)
+        out[i] = replace(r, tiles=tiles, problems=problems, samples=samples)
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False)

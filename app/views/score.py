@@ -13,7 +13,7 @@ from app import components as ui
 from app import session, tile_profiles
 from app.codec import describe_outcome, score_sheet_csv
 from app.photo_reading import PhotoError
-from app.photos import photo_notes, read_ahead, read_upload, unsure_rack_note
+from app.photos import photo_notes, read_ahead, read_together, read_upload, unsure_rack_note
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
 from solver.explain import notation_error_text
@@ -21,7 +21,7 @@ from solver.i18n import error_text, tr
 from solver.players import MAX_PLAYERS
 from solver.rules import UnmeldedScoring
 from solver.scoring import PlayerRack, PoolExhausted, RoundResult, ScoringError, WentOut, score_round
-from solver.tiles import NotationError, format_tiles, parse_tiles
+from solver.tiles import NotationError, Tile, format_tiles, parse_tiles
 from vision.reading import ReadingKind
 
 log = logging.getLogger(__name__)
@@ -152,6 +152,14 @@ def remember_taken_out() -> None:
         st.session_state[f"{form}_read_{i}_taken"] = done | set(taken)
 
 
+def typed_rack(key: str) -> tuple[Tile, ...]:
+    """The tiles typed under ``key`` (none while the line is not valid notation)."""
+    try:
+        return parse_tiles(st.session_state.get(key) or "")
+    except NotationError:
+        return ()
+
+
 for i, player in enumerate(game.players):
     if player == ending:
         continue
@@ -169,6 +177,9 @@ for i, player in enumerate(game.players):
             try:
                 with st.spinner(tr("Reading the rack…", lang)):
                     reading = read_upload(photo, ReadingKind.RACK, game.rules, lang)
+                    # The round's racks come from one set: the copy limits hold over them all.
+                    others = [t for j in range(len(game.players)) if j != i for t in typed_rack(f"{form}_rack_{j}")]
+                    reading = read_together({ReadingKind.RACK: reading}, game.rules, others)[ReadingKind.RACK]
             except PhotoError as err:
                 st.error(ui.plain(tr("The photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
             else:
