@@ -159,6 +159,21 @@ def test_a_scene_shows_the_tiles_it_was_dealt_in_their_order(kind):
             assert any(meld == list(part[k:k + len(meld)]) for part in parts for k in range(len(part))), meld
 
 
+@pytest.mark.parametrize("kind", ["table", "rack", "closeup", "grid"])
+def test_a_photo_of_one_game_shows_no_tile_more_often_than_the_game_holds_it(kind):
+    from collections import Counter
+
+    shown = []
+    for seed in range(6):
+        scene = compose_scene(np.random.default_rng(seed), 960, 720, kind, tile_px=18, one_set=True)
+        shown.append(len(scene.tiles))
+        assert max(Counter(t.tile for t in scene.tiles).values(), default=0) <= 2
+    assert sum(shown) > 0
+    if kind == "table":  # small tiles on a whole table: without one set, some tile shows three times
+        drawn = [compose_scene(np.random.default_rng(seed), 960, 720, kind, tile_px=18) for seed in range(6)]
+        assert any(max(Counter(t.tile for t in s.tiles).values()) > 2 for s in drawn)
+
+
 def test_a_deal_needs_tiles_and_a_scene_that_shows_them():
     with pytest.raises(ValueError, match="deal"):
         compose_scene(np.random.default_rng(0), 480, 360, "grid", deal=[parse_tiles("r1 r2")])

@@ -197,11 +197,12 @@ def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
     from training.testsets import TEST_SETS, write_test_sets
 
     assert {t.name for t in TEST_SETS if t.is_test} == {
-        "held-out-editions", "held-out-phone", "okey-tiles", "closeup-racks", "distractors", "rack-ends",
+        "held-out-editions", "held-out-phone", "held-out-games", "okey-tiles", "closeup-racks", "distractors", "rack-ends",
     }
     assert {t.name for t in TEST_SETS if t.recipe.rack_ends > 0} == {"rack-ends"}  # the others keep their scenes
+    assert {t.name for t in TEST_SETS if t.recipe.one_set} == {"held-out-games"}  # likewise
     held_out = {t.name: t.recipe for t in TEST_SETS if set(t.recipe.editions) & (HELD_OUT | SIBLING_GAMES)}
-    assert set(held_out) == {"held-out-editions", "held-out-phone", "okey-tiles"}  # and no other set shows them
+    assert set(held_out) == {"held-out-editions", "held-out-phone", "held-out-games", "okey-tiles"}  # and no other set shows them
     selection = {t.name: t for t in TEST_SETS if t.selects_models}
     assert set(selection) == {"selection", "selection-phone", "selection-unseen"}
     assert not any(t.is_test for t in selection.values())

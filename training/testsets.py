@@ -83,6 +83,10 @@ TEST_SETS: tuple[TestSet, ...] = (
     # The held-out editions as a phone sends them (_PHONE). The set above draws 480-1280 px photos,
     # where 60 % of the tiles are under 40 px: a harder, smaller-tile test of the same editions.
     TestSet("held-out-phone", replace(_PHONE, editions=_HELD_OUT), 20, 9004),
+    # The same as photos of one game (session 36): every photo's tiles from one set, so that no tile
+    # shows more often than the game holds it, as in a real photo (in held-out-phone 11 of 20
+    # photos show a third copy of some tile, which decoding's copy limits then read against).
+    TestSet("held-out-games", replace(_PHONE, editions=_HELD_OUT, one_set=True), 20, 9012),
     # Another game's tiles (Okey): not a reading target; what matters is that the reading is
     # honest (yellow read as orange, the clover as a joker, the unsure flagged) and nothing fails.
     TestSet(

@@ -31,6 +31,7 @@ indices of its labelled tiles in reading order; a loose tile is a one-tile meld.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -126,6 +127,42 @@ def _random_tile(rng: np.random.Generator) -> Tile:
     return JOKER if index == 52 else ALL_NUMBERED[index]
 
 
+class _OneSet:
+    """The tiles left of one set (two of each tile, two jokers): a photo of one game shows no tile
+    more often than the game holds it, as random draws do."""
+
+    def __init__(self) -> None:
+        self.left: Counter[Tile] = Counter({tile: 2 for tile in ALL_NUMBERED})
+        self.left[JOKER] = 2
+
+    def tile(self, rng: np.random.Generator) -> Tile | None:
+        """One tile drawn from those left (None when none is)."""
+        bag = [tile for tile in sorted(self.left, key=lambda t: t.index) for _ in range(self.left[tile])]
+        if not bag:
+            return None
+        tile = bag[int(rng.integers(0, len(bag)))]
+        self.left[tile] -= 1
+        return tile
+
+    def meld(self, rng: np.random.Generator) -> list[Tile] | None:
+        """A random meld (:func:`random_meld`) whose tiles are all left, taken (None after 20 tries)."""
+        for _ in range(20):
+            meld = random_meld(rng)
+            need = Counter(meld)
+            if all(self.left[tile] >= n for tile, n in need.items()):
+                self.left.subtract(need)
+                return meld
+        return None
+
+    def put_back(self, tiles: Sequence[Tile]) -> None:
+        self.left.update(tiles)
+
+
+def _draw_tile(rng: np.random.Generator, pool: _OneSet | None) -> Tile | None:
+    """A tile drawn at random, or from ``pool`` when one is given."""
+    return _random_tile(rng) if pool is None else pool.tile(rng)
+
+
 def _rotation(theta_deg: float, cx: float, cy: float, px: float, py: float) -> np.ndarray:
     """Affine that maps patch point (px, py) to plane (cx, cy), rotating by ``theta_deg`` clockwise."""
     t = np.deg2rad(theta_deg)
@@ -153,10 +190,10 @@ def _meld_angle(rng: np.random.Generator, style: str) -> float:
 
 def _table_layout(
     rng: np.random.Generator, wp: int, hp: int, edition: Edition = ASSORTED, tile_px: float | None = None,
-    deal: Sequence[Sequence[Tile]] | None = None,
+    deal: Sequence[Sequence[Tile]] | None = None, pool: _OneSet | None = None,
 ) -> list[_Placement]:
-    """Melds and loose tiles laid out on the plane: drawn at random, or the melds ``deal`` gives, in
-    order (those that find no room are left out)."""
+    """Melds and loose tiles laid out on the plane: drawn at random (from ``pool`` when given), or
+    the melds ``deal`` gives, in order (those that find no room are left out)."""
     drawn = float(np.exp(rng.uniform(np.log(20), np.log(150))))  # drawn even when given: seeds keep their scenes
     tile_h = drawn if tile_px is None else float(tile_px)
     style = str(rng.choice(["tidy", "messy", "any"], p=[0.5, 0.3, 0.2]))
@@ -174,7 +211,13 @@ def _table_layout(
         attempts += 1
         if queue is None:
             loose = rng.random() < 0.2
-            tiles = [_random_tile(rng)] if loose else random_meld(rng)
+            if pool is None:
+                tiles = [_random_tile(rng)] if loose else random_meld(rng)
+            else:
+                taken = [pool.tile(rng)] if loose else pool.meld(rng)
+                if taken is None or None in taken:
+                    break  # what is left of the set makes no meld
+                tiles = taken  # type: ignore[assignment]
         else:
             tiles = queue[0]
             loose = len(tiles) == 1
@@ -195,6 +238,8 @@ def _table_layout(
         cv2.fillConvexPoly(footprint, np.round(rect / 4).astype(np.int32), 1)
         overlap_ok = rng.random() < 0.08
         if not overlap_ok and np.any(footprint & occupancy):
+            if pool is not None and queue is None:
+                pool.put_back(tiles)
             continue
         cv2.fillConvexPoly(
             occupancy, np.round(cv2.boxPoints(((cx, cy), (length, height), angle)) / 4).astype(np.int32), 1
@@ -218,10 +263,11 @@ def _table_layout(
 
 def _rack_layout(
     rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition = ASSORTED, rack_ends: float = 0.0,
-    caps: list[np.ndarray] | None = None, deal: Sequence[Tile] | None = None,
+    caps: list[np.ndarray] | None = None, deal: Sequence[Tile] | None = None, pool: _OneSet | None = None,
 ) -> list[_Placement]:
-    """A rack of 1-2 tiers on the table, of random tiles or of ``deal``'s in order; with probability
-    ``rack_ends`` its end caps are painted and their corners added to ``caps``."""
+    """A rack of 1-2 tiers on the table, of random tiles (from ``pool`` when given) or of ``deal``'s
+    in order; with probability ``rack_ends`` its end caps are painted and their corners added to
+    ``caps``."""
     if deal is None:
         tiers = 1 if rng.random() < 0.4 else 2
         per_tier = [int(rng.integers(3, 19)) for _ in range(tiers)]
@@ -248,7 +294,9 @@ def _rack_layout(
         cv2.line(canvas, (int(x0), int(base_y)), (int(x0 + rack_w), int(base_y)), tuple(min(255.0, c + 40) for c in ledge), 1, cv2.LINE_AA)
         x = x0 + rng.uniform(0.1, 0.5) * tile_w
         for _ in range(per_tier[tier]):
-            tile = _random_tile(rng) if queue is None else queue.pop(0)
+            tile = _draw_tile(rng, pool) if queue is None else queue.pop(0)
+            if tile is None:
+                break
             patch = render_tile(tile, rng, max(8, int(round(tile_h * rng.uniform(0.97, 1.03)))), edition)
             pw, ph = patch.shape[1], patch.shape[0]
             if x + pw > x0 + rack_w:
@@ -274,11 +322,11 @@ def _rack_body(rng: np.random.Generator) -> tuple[float, ...]:
 
 def _closeup_layout(
     rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition, rack_ends: float = 0.0,
-    caps: list[np.ndarray] | None = None, deal: Sequence[Tile] | None = None,
+    caps: list[np.ndarray] | None = None, deal: Sequence[Tile] | None = None, pool: _OneSet | None = None,
 ) -> list[_Placement]:
     """A rack filling the frame: 1-3 tiers of touching upright tiles (about a ninth of the width each),
-    random or ``deal``'s in order; with probability ``rack_ends`` the rack's end caps beside them
-    (corners added to ``caps``)."""
+    random (from ``pool`` when given) or ``deal``'s in order; with probability ``rack_ends`` the
+    rack's end caps beside them (corners added to ``caps``)."""
     if deal is None:
         tiers = int(rng.choice([1, 2, 3], p=[0.25, 0.35, 0.4]))
         per_tier = int(rng.choice([int(rng.integers(3, 8)), int(rng.integers(8, 11)), int(rng.integers(11, 15))], p=[0.2, 0.6, 0.2]))
@@ -314,7 +362,9 @@ def _closeup_layout(
         else:
             count = counts[tier]
         for _ in range(count):
-            tile = _random_tile(rng) if queue is None else queue.pop(0)
+            tile = _draw_tile(rng, pool) if queue is None else queue.pop(0)
+            if tile is None:
+                break
             patch = render_tile(tile, rng, max(8, int(round(tile_h * rng.uniform(0.98, 1.02)))), edition)
             pw, ph = patch.shape[1], patch.shape[0]
             if x + pw > x0 + rack_w + 0.5 * pw:
@@ -325,8 +375,9 @@ def _closeup_layout(
     return placements
 
 
-def _grid_layout(rng: np.random.Generator, wp: int, hp: int, edition: Edition) -> list[_Placement]:
-    """Tiles laid out in a spaced grid, shot from above: every tile the same way round, or any way."""
+def _grid_layout(rng: np.random.Generator, wp: int, hp: int, edition: Edition, pool: _OneSet | None = None) -> list[_Placement]:
+    """Tiles laid out in a spaced grid, shot from above: every tile the same way round, or any way
+    (random tiles, or from ``pool`` when given, until it is used up)."""
     tile_h = float(np.exp(rng.uniform(np.log(min(wp, hp) / 14), np.log(min(wp, hp) / 3.2))))
     spacing = rng.uniform(0.15, 1.0)
     step_x, step_y = tile_h * (0.75 + spacing), tile_h * (1.0 + spacing)
@@ -339,7 +390,9 @@ def _grid_layout(rng: np.random.Generator, wp: int, hp: int, edition: Edition) -
         for c in range(cols):
             if rng.random() < 0.15:
                 continue
-            tile = _random_tile(rng)
+            tile = _draw_tile(rng, pool)
+            if tile is None:
+                return placements
             patch = render_tile(tile, rng, max(8, int(round(tile_h))), edition)
             angle = float(rng.uniform(0, 360)) if any_way else turn + float(rng.normal(0, 3))
             matrix = _rotation(angle, ox + c * step_x, oy + r * step_y, patch.shape[1] / 2, patch.shape[0] / 2)
@@ -472,6 +525,7 @@ def compose_scene(
     tile_px: float | None = None,
     rack_ends: float = 0.0,
     deal: Sequence[Sequence[Tile]] | None = None,
+    one_set: bool = False,
 ) -> Scene:
     """Render one labelled photo of one of ``editions`` with ``distractors`` non-tiles. Same ``rng``, same scene.
 
@@ -481,7 +535,8 @@ def compose_scene(
     (reported with the distractors; 0 draws nothing, so older scenes keep their pixels).
     ``deal`` gives the tiles instead of drawing them, as a game dealt them: a table's melds (in
     order; a meld that finds no room is left out), or a rack's or close-up's tiles as one sequence in
-    reading order (tiers filled in turn). Only tables, racks and close-ups take one.
+    reading order (tiers filled in turn). Only tables, racks and close-ups take one. ``one_set``
+    draws the random tiles from one set (two of each, two jokers), as a photo of one game shows them.
     """
     if kind is None:
         kind = "table" if rng.random() < 0.75 else "rack"
@@ -503,16 +558,17 @@ def compose_scene(
     canvas = background(rng, wp, hp)
     add_clutter(canvas, rng, int(rng.integers(0, 5)))
     caps: list[np.ndarray] = []
+    pool = _OneSet() if one_set and deal is None else None
     if kind == "table":
-        placements = _table_layout(rng, wp, hp, edition, tile_px, deal)
+        placements = _table_layout(rng, wp, hp, edition, tile_px, deal, pool)
     elif kind == "closeup":
-        placements = _closeup_layout(rng, wp, hp, canvas, edition, rack_ends, caps, _in_order(deal))
+        placements = _closeup_layout(rng, wp, hp, canvas, edition, rack_ends, caps, _in_order(deal), pool)
     elif kind == "grid":
-        placements = _grid_layout(rng, wp, hp, edition)
+        placements = _grid_layout(rng, wp, hp, edition, pool)
     else:
-        placements = _rack_layout(rng, wp, hp, canvas, edition, rack_ends, caps, _in_order(deal))
+        placements = _rack_layout(rng, wp, hp, canvas, edition, rack_ends, caps, _in_order(deal), pool)
         if deal is None and rng.random() < 0.3:  # a few tiles lying on the table in front
-            extra = _table_layout(rng, wp, hp, edition)[: int(rng.integers(1, 6))]
+            extra = _table_layout(rng, wp, hp, edition, pool=pool)[: int(rng.integers(1, 6))]
             for p in extra:
                 p.group += 1000
             placements += extra

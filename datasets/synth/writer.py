@@ -59,6 +59,9 @@ class SceneRecipe:
     #: (:mod:`datasets.synth.wide_fonts`) instead of their edition's own fonts; 0: never, and no
     #: draw is made for it, so the recipes without it keep their scenes.
     wide_fonts: float = 0.0
+    #: Every photo's tiles from one set (two of each, two jokers), as a photo of one game shows
+    #: them; False: each tile drawn at random, so a photo may show a tile three times.
+    one_set: bool = False
 
     def uses_held_out(self) -> bool:
         """Whether it shows an edition kept out of all training (held out, or a sibling game's tiles)."""
@@ -86,7 +89,7 @@ class SceneRecipe:
                 tile_px = share * max(width, height)
         return compose_scene(
             rng, width, height, kind, editions, distractors, tile_px=tile_px,
-            rack_ends=self.rack_ends,
+            rack_ends=self.rack_ends, one_set=self.one_set,
         )
 
 
