@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solver.rules import STANDARD
-from solver.tiles import JOKER_INDEX, NUM_KINDS, parse_tile
+from solver.tiles import JOKER_INDEX, NUM_KINDS, Tile, parse_tile
 from vision.decoding import DecodingSettings
 from vision.detections import Detections
 from vision.pipeline import build_reading, decode_together
@@ -266,3 +269,42 @@ def test_solve_reads_the_table_and_rack_photos_as_one_turn(capfd, tmp_path, monk
     out, err = capfd.readouterr()
     assert code == 0, err  # the typed table counts too
     assert [t["tile"] for t in json.loads(out)["readings"]["rack"]["tiles"]] == ["orange-1", "orange-7"]
+
+
+# --- properties, on random photos of a turn ----------------------------------------------------
+
+def _random_row(rng: np.random.Generator) -> np.ndarray:
+    """A tile's probabilities: a first reading, often a near second one, the rest thin."""
+    first, second = rng.choice(NUM_KINDS, size=2, replace=False)
+    top = rng.uniform(0.4, 0.99)
+    return _probs((Tile.from_index(int(first)).name, top), (Tile.from_index(int(second)).name, rng.uniform(0.0, 1.0 - top)))
+
+
+def _random_turn(seed: int) -> tuple[Reading, Reading]:
+    rng = np.random.default_rng(seed)
+    melds = [[_random_row(rng) for _ in range(int(rng.integers(3, 6)))] for _ in range(int(rng.integers(1, 9)))]
+    rack = [[_random_row(rng) for _ in range(int(rng.integers(1, 15)))]]
+    return _reading(melds, ReadingKind.TABLE), _reading(rack, ReadingKind.RACK)
+
+
+def _excess(readings) -> int:
+    counts = Counter(t.tile for r in readings for t in r.tiles)
+    return sum(max(0, n - STANDARD.max_count(tile)) for tile, n in counts.items())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 10**6))
+def test_together_never_holds_more_excess_copies_and_changes_a_tile_only_to_a_near_reading(seed):
+    table, rack = _random_turn(seed)
+    together = decode_together((table, rack))
+
+    assert _excess(together) <= _excess((table, rack))  # reading them apart is one way to read them together
+    for before, after in zip((table, rack), together):
+        assert [t.box for t in after.tiles] == [t.box for t in before.tiles] and after.melds == before.melds
+        for tile, sample in zip(after.tiles, after.samples):
+            assert tile.tile == sample.tile
+    for old, new, sample in zip(rack.tiles, together[1].tiles, rack.samples):  # a rack's tile: within the repair ratio
+        assert sample.probs[new.tile.index] >= 0.1 * sample.probs.max() - 1e-12
+        assert new.corrected == (new.tile.index != int(np.argmax(sample.probs)))
+    if _excess((table, rack)) == 0:  # nothing to resolve across the photos: each reads as it was read
+        assert [t.tile for t in together[0].tiles + together[1].tiles] == [t.tile for t in table.tiles + rack.tiles]

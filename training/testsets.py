@@ -4,9 +4,10 @@
 
 Nothing here is ever trained on: the seeds differ from every training set's, and the
 ``held-out-editions`` set shows only the editions kept out of all training
-(:data:`datasets.synth.editions.HELD_OUT`). ``calibration`` shows the *training* editions at
-fresh seeds: it is where decoding's uncertainty rule is set, so that no figure of a test set is
-tuned on that test set; ``calibration-phone`` does the same for photos as a phone takes them.
+(:data:`datasets.synth.editions.HELD_OUT`); ``held-out-games`` shows them as photos of one game
+(each photo's tiles from one set, as no other set draws them). ``calibration`` shows the
+*training* editions at fresh seeds: it is where decoding's uncertainty rule is set, so that no
+figure of a test set is tuned on that test set; ``calibration-phone`` does the same for photos as a phone takes them.
 ``selection`` and ``selection-phone`` (the training editions at other seeds) are where one model
 checkpoint is chosen over another.
 
