@@ -101,7 +101,9 @@ def fix_expander(at):
 
 def test_impossible_tiles_across_table_and_rack_are_reported_right_after_reading():
     at = type_position(start_app(), "r4 r5 r6 | r4 r5 r6", "r4")
-    assert error_lines(at) == ["More copies than the game has: red 4"]  # before any move is asked for
+    assert error_lines(at) == [  # before any move is asked for, with where each copy lies
+        "More copies than the game has: red 4 — Meld 1 · 1: red 4; Meld 2 · 1: red 4; Rack · 1: red 4"
+    ]
     assert fix_expander(at).proto.expanded
     solve(at)
     assert "Impossible tiles: more copies of red 4 than the game has." in texts(at.error)
@@ -109,7 +111,10 @@ def test_impossible_tiles_across_table_and_rack_are_reported_right_after_reading
 
 @pytest.mark.parametrize(
     ("rack", "expected"),
-    [("r7 r7 r7", "More copies than the game has: red 7"), ("j j j", "More copies than the game has: joker")],
+    [
+        ("r7 r7 r7", "More copies than the game has: red 7 — Rack · 1: red 7; Rack · 2: red 7; Rack · 3: red 7"),
+        ("j j j", "More copies than the game has: joker — Rack · 1: joker; Rack · 2: joker; Rack · 3: joker"),
+    ],
 )
 def test_an_impossible_rack_is_reported_right_after_reading(rack, expected):
     at = type_position(start_app(), "", rack)
@@ -237,7 +242,7 @@ def test_a_synthetic_photo_is_read_shown_fixed_and_solved():
         if bad:
             place = (int(bad[0].split()[1]) - 1, 0)
         elif extra:
-            label = extra[0].removeprefix("More copies than the game has: ").split(", ")[0]
+            label = extra[0].removeprefix("More copies than the game has: ").split(" — ")[0]
             options = at.selectbox(key=edit(at, "place")).options
             found = [re.fullmatch(r"Meld (\d+) · (\d+): (.*?)( ⚠)?", text) for text in options]
             meld, index = next((int(m[1]), int(m[2])) for m in found if m and m[3] == label)

@@ -253,7 +253,7 @@ def take_off_rejected_tiles(page, limit: int = 150) -> int:
                 target = f"Meld {bad[1]} · 1:"
                 break
             if text.strip().startswith("More copies than the game has: "):
-                target = ": " + text.strip().split(": ", 1)[1].split(", ")[0]
+                target = ": " + text.strip().split(": ", 1)[1].split(" — ")[0]
                 break
         if target is None:
             return removed

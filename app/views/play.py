@@ -250,10 +250,9 @@ table_problems = [
        reasons="; ".join(problem_text(p, lang) for p in check.melds[m].problems))
     for m in check.invalid
 ]
-if excess:
-    table_problems.append(
-        tr("More copies than the game has: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in excess))
-    )
+for tile in excess:  # each with where it lies, so the misread copy is found without a search
+    where = "; ".join(ui.place_label(table_rack, p, lang) for p in table_rack.places() if table_rack.chip(p).tile == tile)
+    table_problems.append(tr("More copies than the game has: {tiles}", lang, tiles=tile_label(tile, lang)) + f" — {where}")
 if table_problems:
     st.error("\n".join(f"- {line}" for line in table_problems))
 
