@@ -129,7 +129,7 @@ def _random_tile(rng: np.random.Generator) -> Tile:
 
 class _OneSet:
     """The tiles left of one set (two of each tile, two jokers): a photo of one game shows no tile
-    more often than the game holds it, as random draws do."""
+    more often than the game holds it, which drawing each tile at random does not ensure."""
 
     def __init__(self) -> None:
         self.left: Counter[Tile] = Counter({tile: 2 for tile in ALL_NUMBERED})
