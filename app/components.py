@@ -241,9 +241,10 @@ def destination_label(table_rack: TableAndRack, destination: int, lang: str) -> 
 
 
 def fix_editor(key: str, table_rack: TableAndRack, on_change: Callable[[TableAndRack], None], lang: str,
-                  table: bool = True) -> None:
+                  table: bool = True, open_on: Place | None = None) -> None:
     """Fix a reading in a few taps: pick a tile, then change, move or remove it; or add one.
 
+    The tile picker opens on ``open_on`` when given, else on the first tile marked unsure.
     ``on_change`` receives the new table and rack. Fixes run as button callbacks that read the
     widgets' current values from session state, so the page redraws once, already fixed.
     ``key`` names this table and rack: a caller gives each reading, and each fix of it, its own key,
@@ -289,9 +290,9 @@ def fix_editor(key: str, table_rack: TableAndRack, on_change: Callable[[TableAnd
         return add_tiles(table_rack, int(value("add_to")), tiles)  # type: ignore[arg-type]
 
     if places:
-        if st.session_state.get(place_key) not in places:  # first draw: open on the first doubt
+        if st.session_state.get(place_key) not in places:  # first draw: open on the tile most worth a look
             doubtful = [p for p in table_rack.uncertain_places if p in places]
-            st.session_state[place_key] = doubtful[0] if doubtful else places[0]
+            st.session_state[place_key] = open_on if open_on in places else doubtful[0] if doubtful else places[0]
         place = st.selectbox(
             tr("Tile to fix", lang), places, key=session.keep(place_key),
             format_func=lambda p: place_label(table_rack, p, lang),

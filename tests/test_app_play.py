@@ -683,3 +683,22 @@ def test_a_rack_photo_is_read_with_the_typed_table(monkeypatch):
     assert not at.exception, at.exception
     assert [c.tile.short for c in at.session_state["play_reading"].table_rack.rack] == ["o1", "o7"]
     assert error_lines(at) == []
+
+
+def test_a_copy_conflict_that_stays_opens_the_fix_editor_on_the_least_sure_copy(monkeypatch):
+    """Both photos sure of a red 7 each time (no near reading to give way): the line says where the
+    three lie, and the editor opens on the one the camera was least sure of."""
+    from tests.test_decode_together import TABLE, _probs, _reading, _sure
+
+    readings = {
+        "table": _reading(TABLE, ReadingKind.TABLE),
+        "rack": _reading([[_sure("o1"), _probs(("r7", 0.97))]], ReadingKind.RACK),
+    }
+    photo = use_fake_reader(monkeypatch, lambda image, kind="table", rules=None, profile=None, memory=None: readings[kind])
+    at = start_app()
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png"))
+    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo, "image/png")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    assert error_lines(at) == ["More copies than the game has: red 7 — Meld 1 · 1: red 7; Meld 2 · 1: red 7; Rack · 2: red 7"]
+    assert at.selectbox(key=edit(at, "place")).value == (-1, 1)

@@ -14,7 +14,7 @@ import streamlit as st
 import solver
 from app import components as ui
 from app import session, tile_profiles
-from app.editing import Chip, TableAndRack, Reading, keeps_fixes, new_reading
+from app.editing import Chip, Place, TableAndRack, Reading, keeps_fixes, new_reading
 from app.photo_reading import InputSource, PhotoError, choose_input
 from app.photos import PhotoReading, photo_notes, read_ahead, read_together, read_upload
 from app.rules_text import rules_summary
@@ -257,6 +257,15 @@ if table_problems:
     st.error("\n".join(f"- {line}" for line in table_problems))
 
 
+def likeliest_extra_copy(table_rack: TableAndRack, excess: tuple[Tile, ...]) -> Place | None:
+    """Of the copies of tiles held too often, the one the camera was least sure of (typed tiles
+    count as sure): where the fix editor opens, since it is the likeliest misread."""
+    copies = [p for p in table_rack.places() if table_rack.chip(p).tile in excess]
+    if not copies:
+        return None
+    return min(copies, key=lambda p: 1.0 if table_rack.chip(p).confidence is None else table_rack.chip(p).confidence)
+
+
 def set_table_rack(new: TableAndRack) -> None:
     changed = tile_profiles.corrections(table_rack, new)
     removed = tile_profiles.removals(table_rack, new)
@@ -342,7 +351,7 @@ with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok o
     if followed_line:
         st.info(ui.plain(followed_line))
         session.drop(FOLLOWED)
-    ui.fix_editor(editor_key(reading), table_rack, set_table_rack, lang)
+    ui.fix_editor(editor_key(reading), table_rack, set_table_rack, lang, open_on=likeliest_extra_copy(table_rack, excess))
     if reading.fixed:
         st.button(
             tr("Undo my fixes", lang), key="play_undo_fixes", on_click=replace_reading, args=(reading.undone(),),
