@@ -651,19 +651,28 @@ def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(monke
     assert texts(at.warning) == [f"- {small_tiles_note(22.0, 'en')}"]
 
 
+def read_two_photos(monkeypatch, readings: dict, table_text: str = ""):
+    """The Play page after reading a rack photo, and a table photo (or ``table_text`` typed), read
+    as ``readings`` gives them by kind (no models loaded)."""
+    photo = use_fake_reader(monkeypatch, lambda image, kind="table", rules=None, profile=None, memory=None: readings[kind])
+    at = start_app()
+    if table_text:
+        at.text_area(key="play_table_text").input(table_text)
+    else:
+        at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png"))
+    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo, "image/png")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
 def test_a_table_photo_and_a_rack_photo_are_read_as_one_turn(monkeypatch):
     """The table holds both red 7s and the rack photo's doubtful tile reads red 7 first, orange 7
     next: read together, the rack's tile is the orange 7, marked for the player to check, and the
     reading is not refused as holding more copies than the game has."""
     from tests.test_decode_together import _third_red_7_on_the_rack
 
-    readings = _third_red_7_on_the_rack()
-    photo = use_fake_reader(monkeypatch, lambda image, kind="table", rules=None, profile=None, memory=None: readings[kind])
-    at = start_app()
-    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png"))
-    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo, "image/png")).run()
-    at.button(key="play_read").click().run()
-    assert not at.exception, at.exception
+    at = read_two_photos(monkeypatch, _third_red_7_on_the_rack())
     rack = at.session_state["play_reading"].table_rack.rack
     assert [(c.tile.short, c.uncertain) for c in rack] == [("o1", False), ("o7", True)]
     assert not any("More copies than the game has" in w for w in texts(at.warning) + texts(at.error))
@@ -674,13 +683,7 @@ def test_a_table_photo_and_a_rack_photo_are_read_as_one_turn(monkeypatch):
 def test_a_rack_photo_is_read_with_the_typed_table(monkeypatch):
     from tests.test_decode_together import _third_red_7_on_the_rack
 
-    readings = _third_red_7_on_the_rack()
-    photo = use_fake_reader(monkeypatch, lambda image, kind="table", rules=None, profile=None, memory=None: readings[kind])
-    at = start_app()
-    at.text_area(key="play_table_text").input("r7 r8 r9 | r7 k7 b7")
-    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo, "image/png")).run()
-    at.button(key="play_read").click().run()
-    assert not at.exception, at.exception
+    at = read_two_photos(monkeypatch, _third_red_7_on_the_rack(), table_text="r7 r8 r9 | r7 k7 b7")
     assert [c.tile.short for c in at.session_state["play_reading"].table_rack.rack] == ["o1", "o7"]
     assert error_lines(at) == []
 
@@ -690,15 +693,9 @@ def test_a_copy_conflict_that_stays_opens_the_fix_editor_on_the_least_sure_copy(
     three lie, and the editor opens on the one the camera was least sure of."""
     from tests.test_decode_together import TABLE, _probs, _reading, _sure
 
-    readings = {
+    at = read_two_photos(monkeypatch, {
         "table": _reading(TABLE, ReadingKind.TABLE),
         "rack": _reading([[_sure("o1"), _probs(("r7", 0.97))]], ReadingKind.RACK),
-    }
-    photo = use_fake_reader(monkeypatch, lambda image, kind="table", rules=None, profile=None, memory=None: readings[kind])
-    at = start_app()
-    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png"))
-    at.file_uploader(key="play_rack_photo_upload").set_value(("rack.png", photo, "image/png")).run()
-    at.button(key="play_read").click().run()
-    assert not at.exception, at.exception
+    })
     assert error_lines(at) == ["More copies than the game has: red 7 — Meld 1 · 1: red 7; Meld 2 · 1: red 7; Rack · 2: red 7"]
     assert at.selectbox(key=edit(at, "place")).value == (-1, 1)
