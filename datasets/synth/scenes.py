@@ -2,7 +2,8 @@
 
 API::
 
-    compose_scene(rng, width=None, height=None, kind=None, editions=(ASSORTED,), distractors=0) -> Scene
+    compose_scene(rng, width=None, height=None, kind=None, editions=(ASSORTED,), distractors=0,
+                  tile_px=None, rack_ends=0.0, deal=None, one_set=False) -> Scene
     Scene(image, tiles: tuple[PlacedTile, ...], melds: tuple[tuple[int, ...], ...], kind, edition, distractors, hidden)
     PlacedTile(tile, corners, box, visible, number_visible)
     REAL_CLASS_NAMES, real_class_index(tile)   # the real dataset's 53-class order
