@@ -140,6 +140,19 @@ def test_one_reading_given_twice_is_decoded_in_both_places():
     assert [t.tile.short for t in first.tiles] == [t.tile.short for t in second.tiles] == ["o7", "r7"]
 
 
+def test_the_last_turns_table_holds_its_tiles_on_the_table_photo_not_on_the_rack():
+    table = _reading([[_sure("k7"), _sure("b7"), _probs(("r7", 0.55), ("o7", 0.4))]], ReadingKind.TABLE)
+    rack = _reading([[_probs(("r1", 0.55), ("o1", 0.4))]], ReadingKind.RACK)
+    before = [parse_tile(n) for n in ("k7", "b7", "o7", "o1")]  # the o1 was never on the table photo
+
+    (alone,) = decode_together((table,), on_table_before=before)
+    new_table, new_rack = decode_together((table, rack), on_table_before=before)
+
+    assert [t.tile.short for t in alone.tiles] == ["k7", "b7", "o7"] and alone.tiles[2].uncertain
+    assert [t.tile.short for t in new_table.tiles] == ["k7", "b7", "o7"]
+    assert new_rack.tiles == rack.tiles  # a rack's tile never counts as one the table held
+
+
 def test_the_decoders_settings_apply():
     table = _reading(TABLE, ReadingKind.TABLE)
     rack = _reading([[_probs(("r7", 0.6), ("o7", 0.35))]], ReadingKind.RACK)

@@ -258,3 +258,55 @@ def test_a_joker_needs_more_confidence_than_a_number_to_be_shown_as_sure():
     # never laxer than the general threshold, whatever the jokers' own says
     lax = DecodingSettings(uncertain_below=0.95, joker_uncertain_below=0.5)
     assert decode(probs, require_valid_melds=False, settings=lax).uncertain == (True, True)
+
+
+# --- floors: tiles the table held at the last turn -------------------------------------------------
+
+
+def _floors(*names_: str) -> np.ndarray:
+    floors = np.zeros(NUM_KINDS, dtype=int)
+    for name in names_:
+        floors[parse_tile(name).index] += 1
+    return floors
+
+
+def test_a_tile_the_table_held_last_turn_is_read_so_when_that_reading_is_near():
+    # k7 b7 and a tile read red 7 first, orange 7 next: both groups are valid, so only the last
+    # turn's table (which held an orange 7, and no tile ever leaves the table) tells them apart.
+    probs = probs_for(sure("black-7"), sure("blue-7"), {"red-7": 0.55, "orange-7": 0.4})
+    alone = decode(probs, [[0, 1, 2]])
+    held = decode(probs, [[0, 1, 2]], floors=_floors("orange-7"), floor_rows=np.ones(3, bool))
+
+    assert names(alone)[2] == "red-7"
+    assert names(held)[2] == "orange-7" and held.corrected[2] and held.uncertain[2]
+
+
+def test_floors_only_count_the_rows_they_name_and_never_reach_beyond_the_repair_ratio():
+    probs = probs_for(sure("black-7"), sure("blue-7"), {"red-7": 0.55, "orange-7": 0.4}, sure("orange-7"))
+    rows = np.array([True, True, True, False])  # the last tile is on the rack: it cannot be the table's
+    held = decode(probs, [[0, 1, 2]], floors=_floors("orange-7"), floor_rows=rows)
+    assert names(held)[2:] == ["orange-7", "orange-7"]
+    far = probs_for(sure("black-7"), sure("blue-7"), {"red-7": 0.95, "orange-7": 0.03})
+    assert names(decode(far, [[0, 1, 2]], floors=_floors("orange-7"), floor_rows=np.ones(3, bool)))[2] == "red-7"
+    missing = decode(far, [[0, 1, 2]], floors=_floors("orange-7", "red-1"), floor_rows=np.ones(3, bool))
+    assert names(missing) == ["black-7", "blue-7", "red-7"]  # a tile the photo does not show: nothing forced
+
+
+def test_bad_floors_are_refused():
+    probs = probs_for(sure("red-7"), sure("red-8"), sure("red-9"))
+    with pytest.raises(DecodingError, match="floors"):
+        decode(probs, [[0, 1, 2]], floors=np.ones(5, int), floor_rows=np.ones(3, bool))
+    with pytest.raises(DecodingError, match="floors"):
+        decode(probs, [[0, 1, 2]], floors=-np.ones(NUM_KINDS, int), floor_rows=np.ones(3, bool))
+    with pytest.raises(DecodingError, match="all counted"):
+        decode(probs, [[0, 1, 2]], floors=_floors("red-7"), floor_rows=np.array([True, False, True]))
+
+
+def test_a_floor_moves_a_tile_only_where_its_reading_is_near_enough():
+    # orange 7 at a third of red 7's probability: within the repair ratio, but under the floors'
+    # default (half as probable): a kind short of its floor may be a tile the detector missed.
+    probs = probs_for(sure("black-7"), sure("blue-7"), {"red-7": 0.7, "orange-7": 0.25})
+    rows = np.ones(3, bool)
+    assert names(decode(probs, [[0, 1, 2]], floors=_floors("orange-7"), floor_rows=rows))[2] == "red-7"
+    eager = DecodingSettings(floor_penalty=float("inf"))
+    assert names(decode(probs, [[0, 1, 2]], settings=eager, floors=_floors("orange-7"), floor_rows=rows))[2] == "orange-7"

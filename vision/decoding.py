@@ -92,6 +92,14 @@ class DecodingSettings:
     #: ones flagged there); 0.94 with reader-more-photos.pt (6 of 6, and 11 of 35 right ones; at
     #: 0.73, 6 and 3). A player's report of a phantom joker shown as sure at 0.80 is what it is for.
     joker_uncertain_below: float = 0.98
+    #: What a tile short of the floors costs, in log-probability: a tile the table held at the last
+    #: turn that the photo does not show as such is read so where that reading is at least half as
+    #: probable as the photo's own (log 2). Not whenever ``repair_ratio`` allows (``inf``): a tile
+    #: the detector missed leaves its kind short too, and a near tile was then read as it, wrongly.
+    #: Chosen on turns of the edition kept for choosing (``python -m training.dealt_turn_study
+    #: --next-turn``; session 36): log 1.5 to log 5 read 12-13 more tiles right than no floors and
+    #: turned none more wrong; ``inf`` 9 more right, 5 more turned wrong.
+    floor_penalty: float = math.log(2)
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
     #: Readings of one meld examined at most (bounds the search on long doubtful melds).
@@ -205,26 +213,37 @@ def _single_candidates(log_probs: np.ndarray, settings: DecodingSettings) -> lis
     return [_Candidate((int(i),), float(log_probs[i]), True) for i in order if log_probs[i] >= limit]
 
 
-def _choose(units: Sequence[list[_Candidate]], rules: RuleSet, settings: DecodingSettings) -> list[int]:
-    """Index of the chosen candidate per unit: most probable overall, invalid melds and excess
-    copies penalised so that only readings within ``repair_ratio`` can fix them."""
+def _choose(
+    units: Sequence[list[_Candidate]], rules: RuleSet, settings: DecodingSettings,
+    floors: np.ndarray | None = None, floor_units: Sequence[bool] = (),
+) -> list[int]:
+    """Index of the chosen candidate per unit: most probable overall, invalid melds, excess copies
+    and copies short of ``floors`` (counted over the units ``floor_units`` marks) penalised so that
+    only readings within ``repair_ratio`` can fix them."""
     penalty = -math.log(settings.repair_ratio)
     scores = [[c.log_prob - (0.0 if c.valid else penalty) for c in unit] for unit in units]
     first = [int(np.argmax(s)) for s in scores]
     counts = np.zeros(NUM_KINDS, dtype=int)
-    for unit, choice in zip(units, first):
+    counted = np.zeros(NUM_KINDS, dtype=int)
+    for u, (unit, choice) in enumerate(zip(units, first)):
         for label in unit[choice].labels:
             counts[label] += 1
+            counted[label] += int(floors is not None and floor_units[u])
     caps = np.array([rules.max_count(Tile.from_index(i)) for i in range(NUM_KINDS)])
-    if (counts <= caps).all() or all(len(u) == 1 for u in units):
+    short = floors is not None and bool((counted < floors).any())
+    if ((counts <= caps).all() and not short) or all(len(u) == 1 for u in units):
         return first
-    return _choose_with_copy_limits(units, scores, caps)
+    return _choose_with_copy_limits(units, scores, caps, floors, floor_units, settings.floor_penalty)
 
 
-def _choose_with_copy_limits(units: Sequence[list[_Candidate]], scores: list[list[float]], caps: np.ndarray) -> list[int]:
-    """One candidate per unit, as probable as possible, with each tile at most ``caps`` times: a
-    small integer program for SCIP through OR-Tools' linear solver wrapper (CP-SAT's Python
-    module imports pandas, 0.6 s of a new process's first photo)."""
+def _choose_with_copy_limits(
+    units: Sequence[list[_Candidate]], scores: list[list[float]], caps: np.ndarray,
+    floors: np.ndarray | None = None, floor_units: Sequence[bool] = (), floor_penalty: float = math.inf,
+) -> list[int]:
+    """One candidate per unit, as probable as possible, with each tile at most ``caps`` times and,
+    over the units ``floor_units`` marks, at least ``floors`` times where it can: a small integer
+    program for SCIP through OR-Tools' linear solver wrapper (CP-SAT's Python module imports
+    pandas, 0.6 s of a new process's first photo)."""
     from ortools.linear_solver import pywraplp
 
     scale = 1000
@@ -234,6 +253,7 @@ def _choose_with_copy_limits(units: Sequence[list[_Candidate]], scores: list[lis
         raise DecodingError("no integer solver for the copy-limit assignment")
     picks = []
     usage: dict[int, list] = {}
+    floor_usage: dict[int, list] = {}
     objective = solver.Objective()
     for u, unit in enumerate(units):
         vars_ = [solver.BoolVar(f"u{u}c{c}") for c in range(len(unit))]
@@ -243,11 +263,18 @@ def _choose_with_copy_limits(units: Sequence[list[_Candidate]], scores: list[lis
             objective.SetCoefficient(var, int(round(score * scale)))
             for label in cand.labels:
                 usage.setdefault(label, []).append(var)
+                if floors is not None and floor_units[u]:
+                    floor_usage.setdefault(label, []).append(var)
     for label, vars_ in usage.items():
         if len(vars_) > caps[label]:
             excess = solver.IntVar(0, len(vars_), f"excess{label}")
             solver.Add(sum(vars_) - excess <= int(caps[label]))
             objective.SetCoefficient(excess, -big)
+    for label in ([] if floors is None else np.flatnonzero(floors)):
+        vars_ = floor_usage.get(int(label), [])
+        shortfall = solver.IntVar(0, int(floors[label]), f"short{label}")
+        solver.Add(sum(vars_) + shortfall >= int(floors[label]))
+        objective.SetCoefficient(shortfall, -big if math.isinf(floor_penalty) else -int(round(floor_penalty * scale)))
     objective.SetMaximization()
     solver.SetNumThreads(1)
     solver.SetTimeLimit(5000)
@@ -296,6 +323,8 @@ def decode(
     require_valid_melds: bool = True,
     settings: DecodingSettings = DEFAULT_SETTINGS,
     tile_prob: np.ndarray | None = None,
+    floors: np.ndarray | None = None,
+    floor_rows: np.ndarray | None = None,
 ) -> Decoding:
     """Decode ``probs`` (n x 53, rows in tile-index order) for tiles grouped into ``melds``.
 
@@ -303,7 +332,10 @@ def decode(
     loose. With ``require_valid_melds`` (a table between turns) melds may be repaired to a
     nearly-as-probable valid reading; without it (a rack) only the copy limits apply.
     ``tile_prob`` (n,), each box's probability of showing a tile at all, scales the confidence
-    (none: every box is a tile); it does not change the labels.
+    (none: every box is a tile); it does not change the labels. ``floors`` (53,) asks for at least
+    that many of each tile among the rows ``floor_rows`` (a mask; a meld's tiles all in or all
+    out) — the tiles a table held at the last turn, which never leave it — as softly as the copy
+    limits: only readings within ``repair_ratio`` can meet them.
     """
     probs = np.asarray(probs, dtype=np.float64)
     if probs.ndim != 2 or probs.shape[1] != NUM_KINDS:
@@ -339,7 +371,16 @@ def decode(
     units.extend(_single_candidates(log_probs[m[0]], settings) for m in loose)
     members_of_unit = constrained + loose
 
-    choice = _choose(units, rules, settings)
+    floor_units: list[bool] = []
+    if floors is not None:
+        floors = np.asarray(floors, dtype=np.int64)
+        rows = np.zeros(n, bool) if floor_rows is None else np.asarray(floor_rows, bool)
+        if floors.shape != (NUM_KINDS,) or (floors < 0).any() or rows.shape != (n,):
+            raise DecodingError(f"floors are ({NUM_KINDS},) counts and floor_rows an ({n},) mask")
+        if any(len({bool(rows[i]) for i in m}) > 1 for m in members_of_unit):
+            raise DecodingError("a meld's tiles are all counted against the floors or none is")
+        floor_units = [bool(rows[m[0]]) for m in members_of_unit]
+    choice = _choose(units, rules, settings, floors, floor_units)
     labels = np.argmax(probs, axis=1)
     for unit, members, c in zip(units, members_of_unit, choice):
         labels[members] = unit[c].labels

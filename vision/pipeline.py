@@ -169,6 +169,7 @@ def decode_together(
     rules: RuleSet = STANDARD,
     settings: DecodingSettings = DEFAULT_SETTINGS,
     known: Sequence[Tile] = (),
+    on_table_before: Sequence[Tile] = (),
 ) -> tuple[Reading, ...]:
     """Photos of one game decoded again as one: the table and the player's rack (or the racks of
     one round), so that the copy limits hold over all of them together, and over the ``known``
@@ -180,13 +181,16 @@ def decode_together(
     a rack's tiles only count. Each reading keeps its boxes, samples and marks (a tile like one the
     player removed stays uncertain); a reading alone decodes as it was read. A reading that did not
     keep its tiles' probabilities (:func:`decodable_again`: one read back from JSON) is left as it
-    is, and its tiles count as known.
+    is, and its tiles count as known. ``on_table_before``: the tiles the table held at the last
+    turn, as the player confirmed them; none leaves the table, so the table photos' readings hold
+    each of them where a reading within ``repair_ratio`` allows (:func:`vision.decoding.decode`'s
+    floors).
     """
     redo = [i for i, r in enumerate(readings) if decodable_again(r) and r.tiles]
     again = [readings[i] for i in redo]
     fixed = [t.tile for r in readings if not decodable_again(r) for t in r.tiles]
     known = [*known, *fixed]
-    if not again or (len(again) == 1 and not known):
+    if not again or (len(again) == 1 and not known and not on_table_before):
         return tuple(readings)
     starts = np.cumsum([0] + [len(r.tiles) for r in again])
     certain = np.zeros((len(known), NUM_KINDS))
@@ -197,7 +201,16 @@ def decode_together(
         [int(start) + i for i in meld]
         for r, start in zip(again, starts) if r.kind is ReadingKind.TABLE for meld in r.melds
     ]
-    decoding = decode(probs, melds, rules, require_valid_melds=True, settings=settings, tile_prob=tile_prob)
+    floors = floor_rows = None
+    if on_table_before:
+        floors = np.bincount([t.index for t in on_table_before], minlength=NUM_KINDS)
+        floor_rows = np.zeros(len(probs), bool)
+        for r, start, end in zip(again, starts[:-1], starts[1:]):
+            floor_rows[start:end] = r.kind is ReadingKind.TABLE
+    decoding = decode(
+        probs, melds, rules, require_valid_melds=True, settings=settings, tile_prob=tile_prob,
+        floors=floors, floor_rows=floor_rows,
+    )
     out = list(readings)
     meld_start = 0
     for i, r, start, end in zip(redo, again, starts[:-1], starts[1:]):
