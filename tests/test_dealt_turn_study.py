@@ -58,3 +58,23 @@ def test_the_study_reads_a_turn_apart_and_together(tmp_path):
         assert 0 < report[method]["right"] <= report[method]["labelled"]
     # the photos apart are one way to read them together: decoding together never holds more copies
     assert report["together"]["pairs_over_limit"] <= report["apart"]["pairs_over_limit"]
+
+
+def test_the_next_turn_shows_the_last_turns_table_and_the_tiles_played_since():
+    before, table, rack = study.next_turn_scenes("selection-heavy", np.random.default_rng(3), (960, 720))
+    assert len(before) >= 15
+    shown, last = Counter(t.tile for t in table.tiles), Counter(before)
+    assert sum((shown & last).values()) >= 0.5 * len(before)  # the camera may cut a few off
+    assert sum((shown - last).values()) <= 12  # what was played since
+    everything = last + Counter(t.tile for t in rack.tiles)
+    assert max(everything.values()) <= 2  # the last table and the rack come from one set
+
+
+def test_the_study_reads_the_next_turn_with_the_last_table_too(tmp_path):
+    import json
+
+    out = tmp_path / "report.json"
+    assert study.main(["--pairs", "1", "--size", "800", "600", "--next-turn", "--json", str(out)]) == 0
+    report = json.loads(out.read_text())["selection-heavy"]
+    assert set(report) == {"apart", "together", "with the last table"}
+    assert report["with the last table"]["labelled"] == report["apart"]["labelled"] > 0

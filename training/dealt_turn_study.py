@@ -1,6 +1,6 @@
 """A table and a rack dealt from one set, read apart and together (a study, not a test)::
 
-    python -m training.dealt_turn_study [--editions E ...] [--seed S] [--pairs N] [--size W H] [--json FILE]
+    python -m training.dealt_turn_study [--editions E ...] [--seed S] [--pairs N] [--size W H] [--next-turn] [--json FILE]
 
 Each pair is one turn of a game: a valid table and a rack dealt from the 106 tiles
 (:func:`benchmarks.positions.deal_position`, 15-90 tiles on the table, 5-16 on the rack), drawn as
@@ -12,6 +12,12 @@ copy limits hold over the table and the rack as one game. Counted over the pairs
 right and turned wrong, wrong tiles shown as sure, and pairs that hold more copies of a tile than
 the game has (what the player was asked to find). The edition kept for choosing
 (``selection-heavy``) is the default; the held-out editions are test photos.
+
+``--next-turn``: each turn is the one after a dealt one, whose table the player confirmed: that
+table plus 3-12 tiles played since (:func:`benchmarks.positions.random_table` from what is left),
+photographed afresh, and a rack from what is left then. A third method decodes it together with
+the last turn's table as tiles that never leave it (``on_table_before`` of
+:func:`vision.pipeline.decode_together`).
 """
 
 from __future__ import annotations
@@ -24,10 +30,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benchmarks.positions import deal_position
+from benchmarks.positions import deal_position, draw, full_pool, random_table
 from datasets.synth.editions import edition
 from datasets.synth.scenes import Scene, compose_scene
 from solver.rules import STANDARD
+from solver.tiles import Tile
 from training.evaluate_suite import MIN_NUMBER_VISIBLE
 from vision.detections import box_iou
 from vision.pipeline import decode_together, read
@@ -49,6 +56,26 @@ def dealt_scenes(edition_name: str, rng: np.random.Generator, size: tuple[int, i
     rack_kind = "closeup" if rng.random() < 0.5 else "rack"
     rack = compose_scene(rng, width, height, rack_kind, kind, deal=[position.rack])
     return table, rack
+
+
+def next_turn_scenes(
+    edition_name: str, rng: np.random.Generator, size: tuple[int, int]
+) -> tuple[tuple[Tile, ...], Scene, Scene]:
+    """The table one turn ago (its tiles, as the player confirmed them), and this turn's table and
+    rack: the same tiles plus 3-12 played since, all dealt from one set and photographed afresh."""
+    dealer = random.Random(int(rng.integers(0, 2**31)))
+    before = deal_position(dealer, int(rng.integers(15, 81)), 0, STANDARD)
+    left = full_pool(STANDARD) - Counter(t for meld in before.table for t in meld)
+    played, left = random_table(int(rng.integers(3, 13)), left, dealer, STANDARD)
+    melds = list(before.table) + list(played)
+    dealer.shuffle(melds)
+    rack = draw(left, int(rng.integers(5, 17)), dealer)
+    kind = (edition(edition_name),)
+    width, height = size
+    tile_px = float(rng.uniform(0.02, 0.04)) * max(width, height)
+    table = compose_scene(rng, width, height, "table", kind, tile_px=tile_px, deal=melds)
+    rack_scene = compose_scene(rng, width, height, "closeup" if rng.random() < 0.5 else "rack", kind, deal=[rack])
+    return tuple(t for meld in before.table for t in meld), table, rack_scene
 
 
 def tiles_right(reading: Reading, scene: Scene) -> tuple[int, int, int]:
@@ -78,26 +105,35 @@ def over_limit(readings: Sequence[Reading]) -> bool:
     return any(n > STANDARD.max_count(tile) for tile, n in counts.items())
 
 
-def study(edition_name: str, seed: int, pairs: int, size: tuple[int, int]) -> dict:
-    """The counts over ``pairs`` turns of ``edition_name``, read apart and together."""
+def study(edition_name: str, seed: int, pairs: int, size: tuple[int, int], next_turn: bool = False) -> dict:
+    """The counts over ``pairs`` turns of ``edition_name``, read apart and together (and, for the
+    turn after a confirmed one, together with that turn's table)."""
     rng = np.random.default_rng(seed)
     totals = {"apart": Counter(), "together": Counter()}
     for _ in range(pairs):
-        scenes = dealt_scenes(edition_name, rng, size)
+        before: tuple[Tile, ...] = ()
+        if next_turn:
+            before, *scenes = next_turn_scenes(edition_name, rng, size)
+        else:
+            scenes = list(dealt_scenes(edition_name, rng, size))
         apart = (read(scenes[0].image, "table"), read(scenes[1].image, "rack"))
-        together = decode_together(apart, STANDARD)
-        for name, readings in (("apart", apart), ("together", together)):
+        methods = {"apart": apart, "together": decode_together(apart, STANDARD)}
+        if next_turn:
+            methods["with the last table"] = decode_together(apart, STANDARD, on_table_before=before)
+        for name, readings in methods.items():
+            totals.setdefault(name, Counter())
             for reading, scene in zip(readings, scenes):
                 right, sure_wrong, labelled = tiles_right(reading, scene)
                 totals[name].update(right=right, sure_wrong=sure_wrong, labelled=labelled, flagged=sum(t.uncertain for t in reading.tiles))
             totals[name]["pairs_over_limit"] += int(over_limit(readings))
-        for before, after, scene in zip(apart, together, scenes):
-            for old, new in zip(before.tiles, after.tiles):
-                if old.tile != new.tile:
-                    truth = _truth_at(new.box, scene)
-                    totals["together"]["changed"] += 1
-                    totals["together"]["put_right"] += int(truth == new.tile.index)
-                    totals["together"]["turned_wrong"] += int(truth == old.tile.index)
+        for name, readings in methods.items():
+            for first, after, scene in zip(apart, readings, scenes):
+                for old, new in zip(first.tiles, after.tiles):
+                    if old.tile != new.tile:
+                        truth = _truth_at(new.box, scene)
+                        totals[name]["changed"] += 1
+                        totals[name]["put_right"] += int(truth == new.tile.index)
+                        totals[name]["turned_wrong"] += int(truth == old.tile.index)
     return {name: dict(t) for name, t in totals.items()}
 
 
@@ -116,9 +152,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--pairs", type=int, default=20, help="turns (a table and a rack photo) per edition")
     parser.add_argument("--size", nargs=2, type=int, default=(4000, 3000), metavar=("W", "H"), help="photo size (12 MP)")
+    parser.add_argument("--next-turn", action="store_true", help="the turn after one the player confirmed (see above)")
     parser.add_argument("--json", help="also write the report here")
     args = parser.parse_args(argv)
-    report = {name: study(name, args.seed, args.pairs, tuple(args.size)) for name in args.editions}
+    report = {name: study(name, args.seed, args.pairs, tuple(args.size), args.next_turn) for name in args.editions}
     for name, methods in report.items():
         for method, counts in methods.items():
             print(f"{name} {method}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
