@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -211,19 +212,24 @@ def _photo_reading(reading: Reading, plain: np.ndarray, plain_jpeg: bytes, scale
 
 
 def read_together(
-    photos: Mapping[ReadingKind, PhotoReading], rules: RuleSet, typed: Sequence[Tile] = ()
+    photos: Mapping[ReadingKind, PhotoReading], rules: RuleSet, typed: Sequence[Tile] = (),
+    on_table_before: Sequence[Tile] = (),
 ) -> dict[ReadingKind, PhotoReading]:
     """Photos of one game (a turn's table and rack, or a rack at the end of a round) read as one
     with the ``typed`` tiles of the same game (:func:`vision.pipeline.decode_together`): a tile the
     table holds both copies of is not read a third time on the rack when the next likeliest reading
-    is near, and the other way round. A photo whose reading changes is drawn again; when a photo's
-    reading was not kept, every photo is left as it was."""
+    is near, and the other way round; with ``on_table_before`` (the table of the last reading, see
+    :func:`same_table`) a table tile read otherwise than last time is read so again when that
+    reading is near. A photo whose reading changes is drawn again; when a photo's reading was not
+    kept, every photo is left as it was."""
     from vision.pipeline import decode_together
 
     kinds = list(photos)
     if not kinds or any(photos[k].reading is None or not photos[k].plain_jpeg for k in kinds):
         return dict(photos)
-    readings = decode_together([photos[k].reading for k in kinds], rules, known=typed)  # type: ignore[misc]
+    readings = decode_together(
+        [photos[k].reading for k in kinds], rules, known=typed, on_table_before=on_table_before,  # type: ignore[misc]
+    )
     out = dict(photos)
     for kind, after in zip(kinds, readings):
         before = photos[kind]
@@ -231,6 +237,22 @@ def read_together(
             plain = cv2.imdecode(np.frombuffer(before.plain_jpeg, np.uint8), cv2.IMREAD_COLOR)
             out[kind] = _photo_reading(after, plain, before.plain_jpeg, before.scale, before.notes)
     return out
+
+
+#: The last reading's table is taken as the one this photo shows (tiles never leave the table)
+#: only when this share of its tiles is read on the photo as they were, and it held this many: a
+#: new game's table, or another table, shares far fewer (two random tables of 50 tiles share about
+#: half). Fixed a priori, not tuned.
+SAME_TABLE_SHARE = 0.8
+SAME_TABLE_MIN_TILES = 6
+
+
+def same_table(before: Sequence[Tile], now: Sequence[Tile]) -> bool:
+    """Whether a table photo read as ``now`` shows the table of the last reading, ``before``
+    (its tiles, and the ones played since): see :data:`SAME_TABLE_SHARE`."""
+    if len(before) < SAME_TABLE_MIN_TILES:
+        return False
+    return sum((Counter(before) & Counter(now)).values()) >= SAME_TABLE_SHARE * len(before)
 
 
 def unsure_rack_note(chips: Iterable[Chip], lang: str) -> str | None:

@@ -699,3 +699,50 @@ def test_a_copy_conflict_that_stays_opens_the_fix_editor_on_the_least_sure_copy(
     })
     assert error_lines(at) == ["More copies than the game has: red 7 — Meld 1 · 1: red 7; Meld 2 · 1: red 7; Rack · 2: red 7"]
     assert at.selectbox(key=edit(at, "place")).value == (-1, 1)
+
+
+def _turns(monkeypatch, first_table: list, rack_text: str = "k1"):
+    """The Play page after reading ``first_table`` from a photo (rack typed), then a second photo
+    of a table that holds a tile read red 7 first and orange 7 next beside k7 b7 (both groups valid)."""
+    from tests.test_decode_together import _probs, _reading, _sure
+
+    readings = {"table": _reading(first_table, ReadingKind.TABLE)}
+    photo = use_fake_reader(monkeypatch, lambda image, kind="table", rules=None, profile=None, memory=None: readings[kind])
+    at = start_app()
+    at.text_area(key="play_rack_text").input(rack_text)
+    at.file_uploader(key="play_table_photo_upload").set_value(("table.png", photo, "image/png")).run()
+    at.button(key="play_read").click().run()
+    readings["table"] = _reading(
+        [[_sure("k7"), _sure("b7"), _probs(("r7", 0.55), ("o7", 0.4))], [_sure(n) for n in ("r1", "r2", "r3")],
+         [_sure(n) for n in ("k9", "k10", "k11")], [_sure(n) for n in ("b4", "b5", "b6")]], ReadingKind.TABLE,
+    )
+    later = io.BytesIO()
+    Image.fromarray(np.full((48, 64, 3), 140, np.uint8)).save(later, format="PNG")
+    at.file_uploader(key="play_table_photo_upload").set_value(("later.png", later.getvalue(), "image/png")).run()
+    at.button(key="play_read").click().run()
+    assert not at.exception, at.exception
+    return [c.tile.short for c in at.session_state["play_reading"].table_rack.melds[0]]
+
+
+def test_a_photo_of_the_same_table_reads_a_tile_as_the_last_reading_held_it(monkeypatch):
+    from tests.test_decode_together import _sure
+
+    first = [[_sure("k7"), _sure("b7"), _sure("o7")], [_sure(n) for n in ("r1", "r2", "r3")], [_sure(n) for n in ("k9", "k10", "k11")]]
+    assert _turns(monkeypatch, first) == ["k7", "b7", "o7"]
+
+
+def test_another_table_lends_the_next_photo_nothing(monkeypatch):
+    from tests.test_decode_together import _sure
+
+    other = [[_sure("k7"), _sure("b7"), _sure("o7")], [_sure(n) for n in ("o10", "o11", "o12")], [_sure(n) for n in ("j", "b2", "b3")]]
+    assert _turns(monkeypatch, other) == ["k7", "b7", "r7"]  # 2 of its 9 tiles on the new photo: not this table
+
+
+def test_the_same_table_is_told_by_the_share_of_its_tiles_read_again():
+    from app.photos import same_table
+    from solver.tiles import parse_tiles
+
+    before = parse_tiles("k7 b7 o7 r1 r2 r3 k9 k10 k11 b4")
+    assert same_table(before, parse_tiles("k7 b7 r7 r1 r2 r3 k9 k10 k11 b4 b5 b6"))  # 9 of 10 read again
+    assert not same_table(before, parse_tiles("k7 b7 r7 r1 r2 r3 k8 k10 k12 b4"))  # 7 of 10
+    assert not same_table(parse_tiles("k7 b7 o7"), parse_tiles("k7 b7 o7 r1"))  # too few to tell

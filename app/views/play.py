@@ -16,7 +16,7 @@ from app import components as ui
 from app import session, tile_profiles
 from app.editing import Chip, Place, TableAndRack, Reading, keeps_fixes, new_reading
 from app.photo_reading import InputSource, PhotoError, choose_input
-from app.photos import PhotoReading, photo_notes, read_ahead, read_together, read_upload
+from app.photos import PhotoReading, photo_notes, read_ahead, read_together, read_upload, same_table
 from app.rules_text import rules_summary
 from solver.explain import (
     impossible_tiles_text,
@@ -106,9 +106,10 @@ def says(kind: str, message: str, **params: object) -> str:
     return (table if kind == "table" else rack)[message]
 
 
-def read_inputs() -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[str, ...]] | None:
+def read_inputs(before: tuple[Tile, ...] = ()) -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[str, ...]] | None:
     """Turn the photos and typed text into one table and rack to confirm, with the annotated photos
-    and the reader's notes; report what went wrong (then ``None``)."""
+    and the reader's notes; report what went wrong (then ``None``). ``before``: the table of the
+    last reading (:func:`last_table`), which a photo of the same table holds."""
     notes: list[str] = []
     photos: dict[str, bytes] = {}
     samples: dict[str, tuple] = {}
@@ -144,9 +145,12 @@ def read_inputs() -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[st
         for message in errors:
             st.error(ui.plain(message))
         return None
-    # One turn of one game: the copy limits hold over both photos and the typed tiles together.
+    # One turn of one game: the copy limits hold over both photos and the typed tiles together, and
+    # a photo of the table of the last reading holds that table's tiles.
     typed = [c.tile for c in (*rack, *(c for m in melds for c in m))]
-    for kind, reading in read_together(read, rules, typed).items():
+    table_now = [c.tile for row in read[ReadingKind.TABLE].rows for c in row] if ReadingKind.TABLE in read else []
+    carried = before if same_table(before, table_now) else ()
+    for kind, reading in read_together(read, rules, typed, on_table_before=carried).items():
         photos[kind.value] = reading.annotated_jpeg
         samples[kind.value] = reading.samples
         notes.extend(ui.plain(note) for note in reading.notes)
@@ -176,6 +180,14 @@ def replace_reading(new: Reading) -> None:
     session.drop(ANSWER)
 
 
+def last_table(current: Reading | None) -> tuple[Tile, ...]:
+    """The tiles of the last reading's table that the player left unmarked (read surely, or set by
+    them): no tile ever leaves the table, so a later photo of it shows them all."""
+    if current is None:
+        return ()
+    return tuple(c.tile for meld in current.table_rack.melds for c in meld if not c.uncertain)
+
+
 def read_pressed() -> None:
     current: Reading | None = session.get(READING)
     if keeps_fixes(current, inputs):
@@ -184,7 +196,7 @@ def read_pressed() -> None:
             "To go back to the reading as it came, use “Undo my fixes” below.", lang,
         ))
         return
-    read = read_inputs()
+    read = read_inputs(last_table(current))
     if read is None:
         return
     if current is not None and current.fixed:
