@@ -97,8 +97,9 @@ class DecodingSettings:
     #: probable as the photo's own (log 2). Not whenever ``repair_ratio`` allows (``inf``): a tile
     #: the detector missed leaves its kind short too, and a near tile was then read as it, wrongly.
     #: Chosen on turns of the edition kept for choosing (``python -m training.dealt_turn_study
-    #: --next-turn``; session 36): log 1.5 to log 5 read 12-13 more tiles right than no floors and
-    #: turned none more wrong; ``inf`` 9 more right, 5 more turned wrong.
+    #: --next-turn``; session 36): at 1600 x 1200, log 1.5 to log 5 read 12-13 more tiles right than
+    #: no floors, turning 0-1 more right tiles wrong, ``inf`` 9 more right and 5 more wrong; at 12 MP
+    #: log 2 one more right, 2 more wrong (shown unsure). No gain on the held-out editions.
     floor_penalty: float = math.log(2)
     #: Labels considered per tile (its most probable ones).
     top_k: int = 4
