@@ -86,7 +86,7 @@ def colour_followers(
     counts[new.index] += 1
     followers = []
     for _, i, follow in sorted(candidates, key=lambda c: -c[0]):
-        if counts[follow.index] >= rules.copies:
+        if counts[follow.index] >= rules.max_count(follow):
             continue
         counts[int(labels[i])] -= 1
         counts[follow.index] += 1
