@@ -101,19 +101,19 @@ def build_reading(
     in_order = np.asarray(order, dtype=np.int64)
     doubts = np.zeros(len(order), bool) if doubted is None else np.asarray(doubted, bool)[in_order]
     tiles, problems = _assembled(
-        boxes, np.asarray(probs)[in_order], melds, _in_layout_order(decoding, order), rules, doubts,
+        boxes, np.asarray(probs)[in_order], melds, _rows_of(decoding, order), rules, doubts,
     )
     return Reading(tiles, melds, problems, kind, image_size)
 
 
-def _in_layout_order(decoding: Decoding, order: list[int]) -> Decoding:
-    """``decoding``'s per-tile values in ``order`` (its melds and copies are the layout's already)."""
+def _rows_of(decoding: Decoding, rows: Sequence[int]) -> Decoding:
+    """``decoding``'s per-tile values of ``rows``, in that order (its melds and copies as they are)."""
     return replace(
         decoding,
-        labels=tuple(decoding.labels[i] for i in order),
-        confidence=tuple(decoding.confidence[i] for i in order),
-        corrected=tuple(decoding.corrected[i] for i in order),
-        uncertain=tuple(decoding.uncertain[i] for i in order),
+        labels=tuple(decoding.labels[i] for i in rows),
+        confidence=tuple(decoding.confidence[i] for i in rows),
+        corrected=tuple(decoding.corrected[i] for i in rows),
+        uncertain=tuple(decoding.uncertain[i] for i in rows),
     )
 
 
@@ -215,11 +215,9 @@ def decode_together(
     meld_start = 0
     for i, r, start, end in zip(redo, again, starts[:-1], starts[1:]):
         count = len(r.melds) if r.kind is ReadingKind.TABLE else 0
-        part = Decoding(
-            labels=decoding.labels[start:end], confidence=decoding.confidence[start:end],
-            corrected=decoding.corrected[start:end], uncertain=decoding.uncertain[start:end],
+        part = replace(
+            _rows_of(decoding, range(start, end)),
             invalid_melds=tuple(m - meld_start for m in decoding.invalid_melds if meld_start <= m < meld_start + count),
-            excess_copies=decoding.excess_copies,
         )
         meld_start += count
         doubted = np.array([t.like_removed for t in r.tiles], bool)
