@@ -49,13 +49,20 @@ def dealt_scenes(edition_name: str, rng: np.random.Generator, size: tuple[int, i
     dealer = random.Random(int(rng.integers(0, 2**31)))
     table_size, rack_size = int(rng.integers(15, 91)), int(rng.integers(5, 17))
     position = deal_position(dealer, table_size, rack_size, STANDARD)
+    return _photographed(position.table, position.rack, edition_name, rng, size)
+
+
+def _photographed(
+    melds: Sequence[Sequence[Tile]], rack: Sequence[Tile], edition_name: str, rng: np.random.Generator, size: tuple[int, int]
+) -> tuple[Scene, Scene]:
+    """A table of ``melds`` photographed from above (tiles 2-4 % of the photo's longer side) and
+    ``rack`` as a rack or a close-up, in one edition."""
     kind = (edition(edition_name),)
     width, height = size
     tile_px = float(rng.uniform(0.02, 0.04)) * max(width, height)
-    table = compose_scene(rng, width, height, "table", kind, tile_px=tile_px, deal=position.table)
+    table = compose_scene(rng, width, height, "table", kind, tile_px=tile_px, deal=melds)
     rack_kind = "closeup" if rng.random() < 0.5 else "rack"
-    rack = compose_scene(rng, width, height, rack_kind, kind, deal=[position.rack])
-    return table, rack
+    return table, compose_scene(rng, width, height, rack_kind, kind, deal=[rack])
 
 
 def next_turn_scenes(
@@ -70,11 +77,7 @@ def next_turn_scenes(
     melds = list(before.table) + list(played)
     dealer.shuffle(melds)
     rack = draw(left, int(rng.integers(5, 17)), dealer)
-    kind = (edition(edition_name),)
-    width, height = size
-    tile_px = float(rng.uniform(0.02, 0.04)) * max(width, height)
-    table = compose_scene(rng, width, height, "table", kind, tile_px=tile_px, deal=melds)
-    rack_scene = compose_scene(rng, width, height, "closeup" if rng.random() < 0.5 else "rack", kind, deal=[rack])
+    table, rack_scene = _photographed(melds, rack, edition_name, rng, size)
     return tuple(t for meld in before.table for t in meld), table, rack_scene
 
 
