@@ -23,10 +23,10 @@ def test_a_reading_on_a_tile_whose_number_is_hidden_counts_neither_way():
     b7 = parse_tile("b7").index
     extra = _photo([r5, r6, b7], [r5, r6, b7])
     ignored = replace(extra, truth=[r5, r6], matched=np.array([r5, r6, -1]), counted=np.array([True, True, False]))
-    assert ep.score([ignored], lambda p, e: p)["f1"] == 1.0
+    assert ep.score([ignored], ep.on_probs(lambda p, e: p))["f1"] == 1.0
     phantom = replace(ignored, counted=None)  # counted, it is a phantom
-    assert ep.score([phantom], lambda p, e: p)["precision"] == pytest.approx(2 / 3, abs=1e-4)
-    assert ep.score([photo], lambda p, e: p)["f1"] == 1.0
+    assert ep.score([phantom], ep.on_probs(lambda p, e: p))["precision"] == pytest.approx(2 / 3, abs=1e-4)
+    assert ep.score([photo], ep.on_probs(lambda p, e: p))["f1"] == 1.0
 
 
 @needs_fonts(edition("us-teal"))
@@ -79,7 +79,7 @@ def test_the_class_read_wrong_most_often_and_its_misreads_are_counted():
     assert ep.worst_class(photos, None) == (r5, 2)
     assert ep.misreads_of(r5, photos, None) == 2 and ep.misreads_of(b7, photos, None) == 1
     assert ep.worst_class([_photo([r5], [r5])], None) == (None, 0)
-    scored = ep.score(photos, lambda probs, embeddings: probs)
+    scored = ep.score(photos, ep.on_probs(lambda probs, embeddings: probs))
     assert scored["detected"] == 1.0 and scored["decoded_accuracy"] == pytest.approx(2 / 5)
 
 
@@ -102,13 +102,13 @@ def test_a_photo_is_seen_again_with_the_boxes_a_profile_vouches_for():
     r5, r6 = (parse_tile(t).index for t in ("r5", "r6"))
     truth = np.concatenate([seen.detections.boxes, seen.dropped.boxes])
     photo = ep._photo_of(seen, truth, [r5, r6], "rack", None)
-    assert photo.matched.tolist() == [r5] and ep.score([photo], lambda p, e: p)["recall"] == 0.5
+    assert photo.matched.tolist() == [r5] and ep.score([photo], ep.on_probs(lambda p, e: p))["recall"] == 0.5
     crops = np.zeros((2, 16, 16, 3), np.uint8)
     samples = [TileSample(parse_tile(t), crops, e) for t, e in zip(("r5", "r6"), embeddings)]
     samples.append(TileSample(parse_tile("b1"), crops, np.eye(8)[2] * 5.0))
     profile = TileProfile.from_samples("mine", samples)
     again = ep.vouched(photo, profile)
-    assert again.matched.tolist() == [r5, r6] and ep.score([again], profile.adapt)["f1"] == 1.0
+    assert again.matched.tolist() == [r5, r6] and ep.score([again], ep.as_read(profile))["f1"] == 1.0
     stranger = TileProfile.from_samples("other", [TileSample(parse_tile(t), crops, np.eye(8)[k] * 5.0)
                                                   for t, k in (("b1", 5), ("b2", 6))])
     assert ep.vouched(photo, stranger) is photo  # a profile that does not know the tile keeps the gate's answer
@@ -150,7 +150,7 @@ def test_misreads_and_tallies_of_a_photo():
     labels = np.array([r6, r6, b7])
     assert ep._misread(photo, labels) == [(0, r5)]
     assert ep._tallies(photo, labels) == (2, 3, 3)
-    assert ep.score([photo], lambda p, e: p)["f1"] == pytest.approx(2 / 3, abs=1e-4)
+    assert ep.score([photo], ep.on_probs(lambda p, e: p))["f1"] == pytest.approx(2 / 3, abs=1e-4)
 
 
 def test_the_studys_session_memory_remembers_a_photos_misreads_as_the_player_set_them():
@@ -272,3 +272,43 @@ def test_a_method_then_the_gated_mix_mixes_the_profile_into_its_output():
     mixed = combined(np.full((1, 53), 1 / 53), near_r5)
     np.testing.assert_allclose(mixed, profile.adapt(first(None, None), near_r5))
     assert mixed[0, r5] > 0.5 and mixed[0, r6] < 0.5  # the profile's word, on top of the method's
+
+
+def test_score_counts_wrong_tiles_shown_as_sure_and_right_tiles_flagged_with_the_methods_doubts():
+    r5, r6, b7 = (parse_tile(t).index for t in ("r5", "r6", "b7"))
+    photo = _photo([r5, r6, b7], [r6, r6, b7])  # the first read wrong, all three surely
+    plain = ep.score([photo], ep.on_probs(lambda p, e: p))
+    assert (plain["wrong_shown_sure"], plain["right_flagged"]) == (1, 0)
+
+    def doubting(shown: list[bool]):
+        return lambda p: (p.probs, np.array(shown))
+
+    assert ep.score([photo], doubting([True, False, True])) == plain | {"wrong_shown_sure": 0, "right_flagged": 1}
+
+
+def test_the_profile_as_read_holds_in_doubt_what_its_inks_alone_change():
+    """as_read: the probabilities vision.read decodes with a profile, and its doubts (the inks'
+    weighing is measured in tests/test_ink_colour.py; here the evaluation only passes it on)."""
+    from tests.test_ink_colour import _calibration, _crop, _seen, _two_way
+    from solver.tiles import Colour
+
+    probs = np.concatenate([_two_way("k5", "b5", 0.6), _two_way("r3", "r13", 0.999), _two_way("o9", "r13", 0.999)])
+    crops = np.stack([_crop(c) for c in (Colour.BLUE, Colour.RED, Colour.ORANGE)])
+    seen = _seen(crops, probs)
+    b5, r3, o9 = (parse_tile(t).index for t in ("b5", "r3", "o9"))
+    photo = ep._photo_of(seen, seen.detections.boxes, [b5, r3, o9], "rack", None)
+    profile = TileProfile.from_samples("mine", _calibration())
+    inked, doubted = ep.as_read(profile)(photo)
+    assert inked.argmax(axis=1).tolist() == [b5, r3, o9] and doubted.tolist() == [True, False, False]
+    scored = ep.score([photo], ep.as_read(profile))
+    assert scored["f1"] == 1.0 and (scored["wrong_shown_sure"], scored["right_flagged"]) == (0, 1)
+    without = ep.score([photo], ep.on_probs(profile.adapt))
+    assert without["f1"] == pytest.approx(2 / 3, abs=1e-4)
+    assert ep.score([photo], ep.inks_heard(profile, 0.0, 3.0))["f1"] == without["f1"]  # not heard: as without
+
+
+@pytest.mark.parametrize("text", ["1", "a,b", "1,2,3", "-1,2", "0.5,-3"])
+def test_ink_settings_are_two_numbers_not_negative(text, capsys):
+    with pytest.raises(SystemExit):
+        ep.main(["--ink-settings", text])
+    assert "--ink-settings" in capsys.readouterr().err

@@ -2,7 +2,7 @@
 
     python -m training.evaluate_profiles [--photos 10] [--seed 1] [--editions NAME ...] [--data PATH]
                                          [--skip-real] [--skip-synthetic] [--test-set NAME] [--json OUT.json]
-                                         [--gate-study | --retakes | --removals]
+                                         [--ink-settings WEIGHT,FLOOR ...] [--gate-study | --retakes | --removals]
 
 1. **Held-out editions** (:data:`datasets.synth.editions.HELD_OUT_EDITIONS`, kept out of all
    training; ``--editions`` takes any of the catalogue). Per edition, one calibration photo of its
@@ -16,8 +16,11 @@
    the share of labelled tiles the detector found, and of those, the share read right (decoded,
    and by the classifier alone) - without a profile and with each adaptation method
    (:func:`methods`) on the boxes the gate kept, and the shipped profile as the app reads with it
-   (the boxes the gate dropped that the profile vouches for kept too, :func:`vouched`), with one
-   and with two calibration photos.
+   (the boxes the gate dropped that the profile vouches for kept too, :func:`vouched`; the
+   player's inks weighing each colour, :mod:`vision.ink_colour`, and what they alone would make
+   sure held in doubt, :func:`as_read`), with one and with two calibration photos, and without
+   the inks; ``--ink-settings``: also with the inks heard at other weights and floors. Each row
+   also counts wrong tiles shown as sure and right tiles flagged.
 2. **Corrections** (:func:`corrections_needed`): a class the reader keeps getting wrong is taught
    one Play-page *Change* at a time, through the Play page's own code (:func:`vision.read` with the
    profile, :func:`app.tile_profiles.teach_profile`, the profile saved and loaded again); reported:
@@ -75,8 +78,10 @@ from training.testsets import TEST_SETS
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import Decoding, decode
 from vision.detections import Detections, box_iou, box_overlap
-from vision.pipeline import SeenTiles
+from vision.ink_colour import INK_MARGIN, ink_directions
+from vision.pipeline import SeenTiles, adapted_by, doubted_without_inks
 from vision.profiles import VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
+from vision.reading import ReadingKind
 from vision.session_memory import SessionMemory
 
 Adapter = Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -228,22 +233,72 @@ def _prf(tp: int, n_read: int, n_true: int) -> dict[str, float]:
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-def score(photos: Sequence[SeenPhoto], adapt: Adapter) -> dict:
+#: A method as :func:`score` takes one: a photo's probabilities, and the tiles held in doubt whatever decoding says.
+Method = Callable[["SeenPhoto"], tuple[np.ndarray, np.ndarray]]
+
+
+def on_probs(adapt: Adapter) -> Method:
+    """A method that sees only the reader's probabilities and embeddings, and holds no tile in doubt."""
+    return lambda photo: (adapt(photo.probs, photo.embeddings), np.zeros(len(photo.probs), bool))
+
+
+def as_read(profile: TileProfile) -> Method:
+    """What :func:`vision.read` decodes a photo with, with ``profile``: the probabilities adapted by its
+    class means and inks (:func:`vision.pipeline.adapted_by`), and the tiles the inks alone would make
+    sure held in doubt (:func:`vision.pipeline.doubted_without_inks`)."""
+
+    def read(photo: SeenPhoto) -> tuple[np.ndarray, np.ndarray]:
+        if photo.seen is None:
+            adapted = profile.adapt(photo.probs, photo.embeddings)
+            return adapted, np.zeros(len(adapted), bool)
+        plain, inked = adapted_by(profile, photo.seen)
+        doubted = doubted_without_inks(
+            plain, inked, photo.groups, ReadingKind(photo.kind), STANDARD, tile_prob=photo.seen.reading.tile_prob,
+        ) if len(inked) else np.zeros(0, bool)
+        return inked, doubted
+
+    return read
+
+
+def inks_heard(profile: TileProfile, weight: float, floor: float) -> Method:
+    """:func:`as_read` with the profile's inks heard at another ``weight`` and ``floor``
+    (:meth:`vision.ink_colour.InkModel.adapt`): how the shipped ones were chosen."""
+
+    def read(photo: SeenPhoto) -> tuple[np.ndarray, np.ndarray]:
+        plain = profile.adapt(photo.probs, photo.embeddings)
+        if profile.inks is None or photo.seen is None or not len(plain):
+            return plain, np.zeros(len(plain), bool)
+        inked = profile.inks.adapt(plain, ink_directions(photo.seen.views[INK_MARGIN]), weight, floor)
+        doubted = doubted_without_inks(
+            plain, inked, photo.groups, ReadingKind(photo.kind), STANDARD, tile_prob=photo.seen.reading.tile_prob,
+        )
+        return inked, doubted
+
+    return read
+
+
+def score(photos: Sequence[SeenPhoto], adapt: Method) -> dict:
     """End-to-end F1 (decoded), photos read exactly, and on the detections that match a labelled
     tile: their share of the labelled tiles (the detector's part), the classifier's accuracy and
-    the decoded reading's (the part a profile can change)."""
-    tp = n_read = n_true = exact = correct = decoded_right = matched = 0
+    the decoded reading's (the part a profile can change), wrong tiles shown as sure and right
+    tiles flagged. ``adapt`` gives a photo's probabilities and doubts (:func:`on_probs`, :func:`as_read`)."""
+    tp = n_read = n_true = exact = correct = decoded_right = matched = wrong_sure = right_flagged = 0
     for photo in photos:
-        probs = adapt(photo.probs, photo.embeddings)
-        labels = _decoded(photo, probs)
+        probs, doubted = adapt(photo)
+        decoding = _decoding(photo, probs) if len(probs) else None
+        labels = np.zeros(0, int) if decoding is None else np.array(decoding.labels, int)
         hits, shown, truth = _tallies(photo, labels)
         tp, n_read, n_true = tp + hits, n_read + shown, n_true + truth
         exact += int(hits == shown == truth)
         known = photo.matched >= 0
         matched += int(known.sum())
-        if len(probs):
+        if decoding is not None:
             correct += int((np.argmax(probs, axis=1)[known] == photo.matched[known]).sum())
-            decoded_right += int((labels[known] == photo.matched[known]).sum())
+            right = known & (labels == photo.matched)
+            decoded_right += int(right.sum())
+            flagged = np.array(decoding.uncertain, bool) | doubted
+            wrong_sure += int((known & ~right & ~flagged).sum())
+            right_flagged += int((right & flagged).sum())
     return {
         **{k: round(v, 4) for k, v in _prf(tp, n_read, n_true).items()},
         "photos_exact": round(exact / max(len(photos), 1), 4),
@@ -251,6 +306,8 @@ def score(photos: Sequence[SeenPhoto], adapt: Adapter) -> dict:
         "classifier_accuracy": round(correct / max(matched, 1), 4),
         "decoded_accuracy": round(decoded_right / max(matched, 1), 4),
         "tiles": n_true,
+        "wrong_shown_sure": wrong_sure,
+        "right_flagged": right_flagged,
     }
 
 
@@ -380,7 +437,7 @@ def _misread(photo: SeenPhoto, labels: np.ndarray) -> list[tuple[int, int]]:
 
 def _misread_with(photo: SeenPhoto, profile: TileProfile | None) -> list[tuple[int, int]]:
     """:func:`_misread` of ``photo`` decoded with ``profile`` adapting the reader (or none)."""
-    probs = photo.probs if profile is None else profile.adapt(photo.probs, photo.embeddings)
+    probs = photo.probs if profile is None else as_read(profile)(photo)[0]
     return _misread(photo, _decoded(photo, probs))
 
 
@@ -460,16 +517,26 @@ def corrections_needed(
     }
 
 
-def synthetic_experiment(kind: Edition, seed: int, count: int, recipe: SceneRecipe = HELD_OUT_RECIPE) -> dict:
+def synthetic_experiment(
+    kind: Edition, seed: int, count: int, recipe: SceneRecipe = HELD_OUT_RECIPE,
+    ink_settings: Sequence[tuple[float, float]] = (),
+) -> dict:
+    """One calibration photo (and a second), ``count`` test photos: every method scored, the shipped
+    profile as the app reads with it, and also with its inks heard at each (weight, floor) of
+    ``ink_settings``; then the corrections study."""
     rng = np.random.default_rng(seed)
     samples, seconds, refused = calibrate(kind, rng)
     second, _, refused_second = calibrate(kind, rng)
     photos = [_scene_photo(test_scene(kind, rng, recipe=recipe)) for _ in range(count)]
     profile = TileProfile.from_samples("one", samples)
     compared = methods(samples, augmented(samples, rng))
-    scores = {name: score(photos, adapt) for name, adapt in compared.items()}
+    scores = {name: score(photos, on_probs(adapt)) for name, adapt in compared.items()}
+    scores["gated mix and vouching, without the inks"] = score([vouched(p, profile) for p in photos], on_probs(profile.adapt))
     for name, shipped in (("", profile), (", two calibration photos", TileProfile.from_samples("two", samples + second))):
-        scores[f"gated mix and vouching (shipped){name}"] = score([vouched(p, shipped) for p in photos], shipped.adapt)
+        scores[f"gated mix, inks and vouching (shipped){name}"] = score([vouched(p, shipped) for p in photos], as_read(shipped))
+    for weight, floor in ink_settings:
+        scores[f"gated mix, inks at weight {weight:g} floor {floor:g}, vouching"] = score(
+            [vouched(p, profile) for p in photos], inks_heard(profile, weight, floor))
     return {
         "edition": kind.name,
         "calibration_seconds": round(seconds, 2),
@@ -477,6 +544,10 @@ def synthetic_experiment(kind: Edition, seed: int, count: int, recipe: SceneReci
         "methods": scores,
         "corrections": corrections_needed(kind, samples, photos, rng, recipe=recipe),
     }
+
+
+#: The shipped profile's row of the real experiment's tiles misread at the labelled boxes.
+SHIPPED_AT_BOXES = "gated mix and inks (shipped)"
 
 
 def real_experiment(real_root: Path, seed: int, profiles: int = 3) -> dict:
@@ -506,25 +577,29 @@ def real_experiment(real_root: Path, seed: int, profiles: int = 3) -> dict:
             samples.append(TileSample(Tile.from_index(c), views[:, 0], read_views(views, reader).embeddings[0]))
         drawn_samples.append(samples)
     drawn = [methods(samples) for samples in drawn_samples]
-    first = TileProfile.from_samples("first", drawn_samples[0])
+    shipped = [TileProfile.from_samples(f"profile {k + 1}", samples) for k, samples in enumerate(drawn_samples)]
+    first = shipped[0]
     valid = [photo for photo in load_real_split(real_root, "valid") if photo.tiles]
-    misread = {name: [0] * profiles for name in drawn[0]}
+    misread = {name: [0] * profiles for name in [*drawn[0], SHIPPED_AT_BOXES]}
     end_to_end, tiles = [], 0
     for photo in valid:
         image = load_image(photo.image_path)
         truth = np.array([t.tile.index for t in photo.tiles])
-        seen = read_views(crop_views(image, _gt_detections(photo).boxes, reader.imgsz), reader)
+        views = crop_views(image, _gt_detections(photo).boxes, reader.imgsz)
+        seen = read_views(views, reader)
         tiles += len(truth)
         for k, compared in enumerate(drawn):
             for name, adapt in compared.items():
                 misread[name][k] += int((np.argmax(adapt(seen.probs, seen.embeddings), axis=1) != truth).sum())
+            inked = shipped[k].weigh_inks(shipped[k].adapt(seen.probs, seen.embeddings), views[INK_MARGIN])
+            misread[SHIPPED_AT_BOXES][k] += int((np.argmax(inked, axis=1) != truth).sum())
         end_to_end.append(see_photo(image, np.array([t.box for t in photo.tiles], np.float32), list(truth)))
     return {
         "profile_classes": len(by_class),
         "tiles": tiles,
         "misread_at_labelled_boxes": misread,
-        "end_to_end": {"none": score(end_to_end, lambda p, e: p),
-                       "profile": score([vouched(p, first) for p in end_to_end], first.adapt)},
+        "end_to_end": {"none": score(end_to_end, on_probs(lambda probs, embeddings: probs)),
+                       "profile": score([vouched(p, first) for p in end_to_end], as_read(first))},
     }
 
 
@@ -582,7 +657,7 @@ def photographed_again(scene: Scene, rng: np.random.Generator) -> Scene:
 def _read_with(photo: SeenPhoto, profile: TileProfile) -> tuple[SeenPhoto, np.ndarray]:
     """``photo`` as :func:`vision.read` sees it with ``profile`` (:func:`vouched`) and the adapted probabilities."""
     photo = vouched(photo, profile)
-    return photo, profile.adapt(photo.probs, photo.embeddings)
+    return photo, as_read(profile)(photo)[0]
 
 
 def session_memory(photo: SeenPhoto, wrong: Sequence[tuple[int, int]]) -> SessionMemory:
@@ -885,6 +960,17 @@ def _edition_number(kind: Edition) -> int:
     return sum(kind.name.encode())
 
 
+def _ink_setting(text: str) -> tuple[float, float]:
+    """``WEIGHT,FLOOR`` of ``--ink-settings``."""
+    try:
+        weight, floor = (float(v) for v in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WEIGHT,FLOOR (two numbers), got {text!r}") from None
+    if weight < 0 or floor < 0:
+        raise argparse.ArgumentTypeError(f"a weight and a floor are not negative, got {text!r}")
+    return weight, floor
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from training.real_data import DEFAULT_REAL
 
@@ -899,6 +985,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--test-set", choices=sorted(HELD_OUT_SETS), default="held-out-editions",
                         help="draw the test photos as this held-out test set does (held-out-phone: 12 MP)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
+    parser.add_argument("--ink-settings", nargs="*", type=_ink_setting, default=[], metavar="WEIGHT,FLOOR",
+                        help="also score the profile with its inks heard at these weights and floors (how the shipped ones were chosen)")
     parser.add_argument("--gate-study", action="store_true", help="only the study of the boxes the gate drops (5.)")
     parser.add_argument("--retakes", action="store_true", help="only the study of corrections on tables photographed again (6.)")
     parser.add_argument("--removals", action="store_true", help="only the study of removed boxes on tables photographed again (7.)")
@@ -953,14 +1041,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     report: dict = {"synthetic": [], "test_set": args.test_set}
     for kind in [] if args.skip_synthetic else args.editions:
-        result = synthetic_experiment(kind, args.seed * 100 + _edition_number(kind), args.photos, HELD_OUT_SETS[args.test_set])
+        result = synthetic_experiment(
+            kind, args.seed * 100 + _edition_number(kind), args.photos, HELD_OUT_SETS[args.test_set], args.ink_settings,
+        )
         report["synthetic"].append(result)
         print(f"{kind.name}: calibration {result['calibration_seconds']} s, photos refused first: "
               f"{result['calibration_photos_refused']}; corrections {result['corrections']}")
         for name, m in result["methods"].items():
             print(f"  {name:48s} F1 {m['f1']:.4f} (P {m['precision']:.4f} R {m['recall']:.4f}), photos exact "
                   f"{m['photos_exact']:.2f}; detected {m['detected']:.4f} of {m['tiles']} tiles, of those read right "
-                  f"{m['decoded_accuracy']:.4f} (classifier {m['classifier_accuracy']:.4f})")
+                  f"{m['decoded_accuracy']:.4f} (classifier {m['classifier_accuracy']:.4f}); wrong shown as sure "
+                  f"{m['wrong_shown_sure']}, right flagged {m['right_flagged']}")
         sys.stdout.flush()
     if not args.skip_real:
         real = real_experiment(args.data, args.seed)

@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver.tiles import NUM_KINDS, Tile
+from vision.ink_colour import InkModel, ink_directions
 
 __all__ = [
     "TileSample", "NoTileSample", "TileProfile", "unit_rows", "photo_centred", "near_copies", "unlike_the_rest",
@@ -230,6 +231,9 @@ class TileProfile:
     #: flagged (:meth:`looks_like_no_tile`).
     not_tiles: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)))
     no_tile_from: float = NO_TILE_FROM  # the cosine from which a box is a near copy of one
+    #: The four inks of the player's set (:mod:`vision.ink_colour`), or None where the samples show
+    #: too few tiles of a colour.
+    inks: InkModel | None = None
 
     @classmethod
     def from_samples(
@@ -262,7 +266,7 @@ class TileProfile:
                 )
         return cls(
             name, centre, means, seen, counts, unit_rows(embeddings[remembered] - centre), labels[remembered],
-            not_tiles=unit_rows(no_tiles),
+            not_tiles=unit_rows(no_tiles), inks=InkModel.of_samples(every),
         )
 
     @property
@@ -325,6 +329,14 @@ class TileProfile:
         low, high = RECOGNISED
         heard = weight * np.clip((nearest - low) / (high - low), 0.0, 1.0)
         return (1.0 - heard) * probs + heard * q
+
+    def weigh_inks(self, probs: np.ndarray, crops: np.ndarray) -> np.ndarray:
+        """``probs`` (n x 53) with each colour weighed by how like the player's ink of it each tile's
+        ink is (:mod:`vision.ink_colour`; ``crops``: the tiles cut at
+        :data:`vision.ink_colour.INK_MARGIN`, n x s x s x 3); unchanged where the profile has no inks."""
+        if self.inks is None or not len(probs):
+            return np.asarray(probs, np.float64)
+        return self.inks.adapt(probs, ink_directions(crops))
 
     def opinion(self, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """What the profile alone says of each tile: (n, 53) ``q``, the softmax at :data:`TEMPERATURE`

@@ -70,7 +70,9 @@ class ReadTile:
     earlier in the session, and ``like_removed`` that it looks like a box the player removed earlier
     in the session as no tile (:mod:`vision.session_memory`), or one the tile profile holds as no
     tile (:meth:`vision.profiles.TileProfile.looks_like_no_tile`); it is then ``uncertain`` too.
-    Neither is in :meth:`to_json`.
+    ``ink_doubt`` says that read without the player's inks (:mod:`vision.ink_colour`) it was doubted
+    or read otherwise (:func:`vision.pipeline.doubted_without_inks`); it is then ``uncertain`` too,
+    whatever a later decoding says. None of the three is in :meth:`to_json`.
     """
 
     tile: Tile
@@ -81,6 +83,7 @@ class ReadTile:
     uncertain: bool = False
     remembered: bool = False
     like_removed: bool = False
+    ink_doubt: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alternatives", tuple(Alternative(t, float(p)) for t, p in self.alternatives))
