@@ -36,6 +36,7 @@ import numpy as np
 
 from solver.i18n import TranslatableError
 from solver.tiles import NUM_KINDS, Tile
+from vision.ink_colour import shows_every_ink
 from vision.profiles import NoTileSample, TileProfile, TileSample
 
 from .storage import data_dir
@@ -68,6 +69,9 @@ class ProfileSummary:
     corrections: int
     updated: str
     not_tiles: int = 0
+    #: Whether the profile holds enough tiles of every colour to learn the set's inks
+    #: (:func:`vision.ink_colour.shows_every_ink`).
+    inks: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,7 @@ class StoredProfile:
         return ProfileSummary(
             self.name, len(self.samples), len({s.tile for s in self.samples}),
             sum(o == CORRECTION for o in self.origins), self.updated, len(self.not_tiles),
+            shows_every_ink(s.tile for s in self.samples),
         )
 
     def tile_profile(self, reader=None) -> TileProfile:

@@ -19,6 +19,8 @@ from vision.profiles import NoTileSample, TileSample
 from vision.reading import Reading, ReadingKind
 
 READER = "fake reader"
+#: What the list adds to a profile too small to learn its set's inks (vision.ink_colour).
+TOO_FEW_INKS = "; too few tiles of some colour to learn the set's inks (3 of each are needed)"
 
 
 @pytest.fixture(autouse=True)
@@ -161,12 +163,24 @@ def test_saved_profiles_are_listed_chosen_and_deleted_and_a_damaged_file_is_a_wa
     assert shown(at.warning) == ["the tile profile file gamma.tiles.npz is damaged or not a tile profile; it was skipped"]
     assert at.selectbox(key="tiles_active_profile").options == ["none: the reader alone", "Alpha", "Beta"]
     assert [t.value for t in at.text] == [
-        "Alpha: 1 tile(s) of 1 kind(s), 0 from corrections", "Beta: 2 tile(s) of 2 kind(s), 0 from corrections",
+        "Alpha: 1 tile(s) of 1 kind(s), 0 from corrections" + TOO_FEW_INKS,
+        "Beta: 2 tile(s) of 2 kind(s), 0 from corrections" + TOO_FEW_INKS,
     ]
     at.selectbox(key="tiles_active_profile").set_value("Alpha").run()
     at.button(key="tiles_delete_0").click().run()
     assert shown(at.success) == ["Deleted the tile profile 'Alpha'."]
     assert store.names() == ("Beta",) and at.selectbox(key="tiles_active_profile").value == ""
+
+
+def test_a_profile_of_every_colour_learns_its_inks_and_the_list_says_nothing_of_them(private_data):
+    store = _store(private_data)
+    store.save("Full", [_sample(parse_tile(f"{c}{n}")) for c in "kbor" for n in (1, 2, 3)], READER)
+    store.save("Three colours", [_sample(parse_tile(f"{c}{n}")) for c in "bor" for n in (1, 2, 3)], READER)
+    at = start_app("tiles")
+    assert [t.value for t in at.text] == [
+        "Full: 12 tile(s) of 12 kind(s), 0 from corrections",
+        "Three colours: 9 tile(s) of 9 kind(s), 0 from corrections" + TOO_FEW_INKS,
+    ]
 
 
 def test_the_boxes_a_profile_holds_as_no_tile_are_listed_and_can_be_forgotten(private_data):
@@ -176,8 +190,8 @@ def test_the_boxes_a_profile_holds_as_no_tile_are_listed_and_can_be_forgotten(pr
     store.save("Beta", [_sample(parse_tile("r2"))], READER, not_tiles=[box, box])
     at = start_app("tiles")
     assert [t.value for t in at.text] == [
-        "Alpha: 1 tile(s) of 1 kind(s), 0 from corrections",
-        "Beta: 1 tile(s) of 1 kind(s), 0 from corrections; 2 box(es) that are no tile",
+        "Alpha: 1 tile(s) of 1 kind(s), 0 from corrections" + TOO_FEW_INKS,
+        "Beta: 1 tile(s) of 1 kind(s), 0 from corrections; 2 box(es) that are no tile" + TOO_FEW_INKS,
     ]
     assert [b.key for b in at.button if b.key.startswith("tiles_forget_not_tiles")] == ["tiles_forget_not_tiles_1"]
     at.button(key="tiles_forget_not_tiles_1").click().run()
@@ -331,7 +345,9 @@ def test_a_box_removed_on_play_teaches_the_active_profile_that_it_is_no_tile_onl
     _read_table_photo(at, grey=91)
     assert profiles[-1].not_tiles.shape == (1, 1280)  # every later photo, in any session, is read with it
     at.switch_page("views/tiles.py").run()
-    assert "Ours: 1 tile(s) of 1 kind(s), 0 from corrections; 1 box(es) that are no tile" in [t.value for t in at.text]
+    assert "Ours: 1 tile(s) of 1 kind(s), 0 from corrections; 1 box(es) that are no tile" + TOO_FEW_INKS in [
+        t.value for t in at.text
+    ]
 
 
 def test_every_tile_changed_on_play_is_remembered_for_the_session_and_read_with_later_photos(monkeypatch):

@@ -62,6 +62,10 @@ def test_calibrate_saves_a_profile_that_list_read_solve_and_delete_use(capsys, t
 
     code, out, _ = _cli(capsys, "tiles", "list")
     assert code == 0 and out.startswith("Kitchen set: 9 tile(s) of 9 kind(s), 0 from corrections; changed ")
+    # two colours of the four, four tiles and three: too few to learn the set's inks, and said so
+    assert out.rstrip().endswith("; too few tiles of some colour to learn the set's inks (3 of each are needed)")
+    code, out, _ = _cli(capsys, "tiles", "list", "--json")
+    assert json.loads(out)["profiles"][0]["inks"] is False
     code, out, _ = _cli(capsys, "calibrate", photo, "--name", "kitchen SET", "--layout", LAYOUT)
     assert code == 0 and out.strip() == (
         "Tile profile 'Kitchen set': 9 tile(s) from 1 photo(s) added; it now holds 18 tile(s) of 9 kind(s)."
@@ -97,6 +101,10 @@ def test_a_set_no_model_saw_is_calibrated_and_its_table_read_with_the_profile(ca
     table_path = _write(tmp_path / "photos", "table.png", table.image)
     code, out, err = _cli(capsys, "calibrate", cal_path, "--name", "circles")
     assert code == 0 and "54 tile(s)" in out, err
+    code, out, _ = _cli(capsys, "tiles", "list")
+    assert "inks" not in out  # the default layout shows every colour: the set's inks are learnt
+    code, out, _ = _cli(capsys, "tiles", "list", "--json")
+    assert json.loads(out)["profiles"][0]["inks"] is True
     code, out, err = _cli(capsys, "read", table_path, "--tiles", "circles", "--json")
     assert code == 0, err
     expected = [[parse_tile(t).name for t in row.split()] for row in laid]
@@ -127,7 +135,7 @@ def test_calibrate_says_which_tiles_were_put_back_and_how_many_boxes_were_left_o
     assert json.loads(out)["put_back"] == 2 and json.loads(out)["left_out"] == 1
     code, out, _ = _cli(capsys, "tiles", "list")
     assert code == 0 and out.startswith("rack: 18 tile(s) of 9 kind(s), 0 from corrections; changed ")
-    assert out.rstrip().endswith("; 2 box(es) that are no tile")  # the boxes left out, kept in the profile
+    assert "; 2 box(es) that are no tile;" in out  # the boxes left out, kept in the profile
     code, out, _ = _cli(capsys, "tiles", "list", "--json")
     assert json.loads(out)["profiles"][0]["not_tiles"] == 2
 

@@ -43,6 +43,7 @@ def test_saving_to_an_existing_profile_adds_the_tiles(tmp_path):
     assert stored.readers == ("r1",) * 3 + ("r2",) * 2
     summary = store.listing().profiles[0]
     assert (summary.tiles, summary.kinds, summary.corrections) == (5, 3, 2)
+    assert not summary.inks  # too few tiles of every colour to learn the set's inks
 
 
 @pytest.mark.parametrize(

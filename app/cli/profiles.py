@@ -14,7 +14,8 @@ JSON (``--json``)::
     calibrate:   {"name": str, "tiles": int, "kinds": int, "added": int, "photos": int, "layout": notation,
                   "put_back": int, "left_out": int}   (tiles the gate had dropped taken where the layout has
                   one; boxes left out as no tile of the layout: :func:`vision.calibration.samples_from`)
-    tiles list:  {"profiles": [{"name", "tiles", "kinds", "corrections", "updated", "not_tiles"}], "skipped": [text, ...]}
+    tiles list:  {"profiles": [{"name", "tiles", "kinds", "corrections", "updated", "not_tiles", "inks"}], "skipped": [text, ...]}
+                 ("inks": whether it holds enough tiles of every colour to learn the set's inks)
     tiles delete: {"deleted": name}
 """
 
@@ -25,6 +26,7 @@ import sys
 
 from solver.i18n import error_text, tile_label, tr
 from vision.calibration import CalibrationError, parse_layout
+from vision.ink_colour import MIN_PER_COLOUR
 
 from ..profile_store import ProfileError, ProfileStore, safe_name
 from .render import emit_json
@@ -129,7 +131,7 @@ def _run_list(args: argparse.Namespace) -> int:
         emit_json({
             "profiles": [
                 {"name": p.name, "tiles": p.tiles, "kinds": p.kinds, "corrections": p.corrections, "updated": p.updated,
-                 "not_tiles": p.not_tiles}
+                 "not_tiles": p.not_tiles, "inks": p.inks}
                 for p in listing.profiles
             ],
             "skipped": [error_text(err, args.lang) for err in listing.skipped],
@@ -138,10 +140,16 @@ def _run_list(args: argparse.Namespace) -> int:
         print(tr("No tile profiles yet: make one with rummikub calibrate.", args.lang))
     else:
         for p in listing.profiles:
-            print(tr(
+            line = tr(
                 "{name}: {tiles} tile(s) of {kinds} kind(s), {corrections} from corrections; changed {updated}",
                 args.lang, name=p.name, tiles=p.tiles, kinds=p.kinds, corrections=p.corrections, updated=p.updated,
-            ) + (tr("; {count} box(es) that are no tile", args.lang, count=p.not_tiles) if p.not_tiles else ""))
+            )
+            if p.not_tiles:
+                line += tr("; {count} box(es) that are no tile", args.lang, count=p.not_tiles)
+            if not p.inks:
+                line += tr("; too few tiles of some colour to learn the set's inks ({count} of each are needed)",
+                           args.lang, count=MIN_PER_COLOUR)
+            print(line)
     return 0
 
 
