@@ -11,7 +11,7 @@ import pytest
 from solver.rules import STANDARD
 from solver.tiles import JOKER_INDEX, NUM_KINDS, Colour, Tile, parse_tile
 from vision.detections import Detections
-from vision.ink_colour import FLOOR, INK_MARGIN, MIN_PER_COLOUR, InkModel, ink_directions
+from vision.ink_colour import FLOOR, MIN_PER_COLOUR, InkModel, ink_directions, photo_inks, weigh_colours
 from vision.pipeline import decode_together, doubted_without_inks, read
 from vision.profiles import TileProfile, TileSample
 from vision.reader import CropReading
@@ -174,10 +174,50 @@ def test_the_jokers_share_moves_only_as_the_numbered_tiles_are_weighed_around_it
     assert weighed.sum() == pytest.approx(1.0)
 
 
-def test_a_profile_without_inks_leaves_the_probabilities_as_they_were():
+def _photo(colours_read: list[tuple[Colour, str]], torn: Colour | None = None):
+    """One photo's tiles: each (ink, tile the reader surely reads), and last, if ``torn`` is given,
+    a tile in that ink the reader takes for a black 5 at 60 % against a blue 5."""
+    probs = [_two_way(name, "r13", 0.95) for _, name in colours_read]
+    crops = [_crop(colour, seed=i) for i, (colour, _) in enumerate(colours_read)]
+    if torn is not None:
+        probs.append(_two_way("k5", "b5", 0.6))
+        crops.append(_crop(torn, "5", seed=99))
+    return np.concatenate(probs), ink_directions(np.stack(crops))
+
+
+EVERY_COLOUR = [(c, f"{c.value[0] if c is not Colour.BLACK else 'k'}{n}") for c in COLOURS for n in (1, 4, 9)]
+
+
+def test_without_a_profile_the_photos_own_sure_tiles_give_its_inks():
+    probs, directions = _photo(EVERY_COLOUR, torn=Colour.BLUE)
+    inks = photo_inks(probs, directions)
+    assert inks is not None
+    weighed = weigh_colours(probs, directions)  # no profile: the photo's own inks
+    assert weighed[-1].argmax() == parse_tile("b5").index
+    assert (weighed[:-1].argmax(axis=1) == probs[:-1].argmax(axis=1)).all()
+    np.testing.assert_allclose(weighed, inks.adapt(probs, directions))
+
+
+def test_a_photo_whose_reader_takes_a_whole_colour_for_another_gets_no_inks_of_its_own():
+    """Every blue read as black: too few tiles are read surely as blue, so nothing is fitted or weighed."""
+    read_as_black = [(c, name if c is not Colour.BLUE else "k" + name[1:]) for c, name in EVERY_COLOUR]
+    probs, directions = _photo(read_as_black, torn=Colour.BLUE)
+    assert photo_inks(probs, directions) is None
+    np.testing.assert_array_equal(weigh_colours(probs, directions), probs)
+    unsure = np.concatenate([_two_way(name, "r13", 0.7) for _, name in EVERY_COLOUR])  # below PHOTO_SURE
+    assert photo_inks(unsure, directions[:-1]) is None
+    assert photo_inks(np.zeros((0, NUM_KINDS)), np.zeros((0, 3))) is None
+
+
+def test_a_profiles_inks_come_first_and_the_photos_own_only_without_them():
+    probs, directions = _photo(EVERY_COLOUR, torn=Colour.BLUE)
+    # a set whose black ink is this navy and whose blue is this black, as its own calibration says
+    swapped = {Colour.BLACK: Colour.BLUE, Colour.BLUE: Colour.BLACK, Colour.ORANGE: Colour.ORANGE, Colour.RED: Colour.RED}
+    mine = InkModel.of_samples([replace(s, tile=Tile(swapped[s.tile.colour], s.tile.number)) for s in _calibration()])
+    assert weigh_colours(probs, directions, mine)[-1].argmax() == parse_tile("k5").index  # the profile's word
+    assert weigh_colours(probs, directions)[-1].argmax() == parse_tile("b5").index  # the photo's own
     rack = TileProfile.from_samples("rack", _calibration(9, colours=[Colour.RED, Colour.ORANGE, Colour.BLUE]))
-    probs = _two_way("k5", "b5", 0.6)
-    np.testing.assert_array_equal(rack.weigh_inks(probs, _crop(Colour.BLUE)[None]), probs)
+    np.testing.assert_allclose(weigh_colours(probs, directions, rack.inks), weigh_colours(probs, directions))
 
 
 # --- held in doubt: the inks never make a tile sure on their own ------------------------------------
@@ -213,7 +253,7 @@ def test_reading_with_a_profile_weighs_the_colours_by_the_players_inks_and_holds
     monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: _seen(crops, probs))
     photo = np.full((300, 500, 3), 128, np.uint8)
 
-    alone = read(photo, "rack")
+    alone = read(photo, "rack")  # too few tiles of each colour for the photo's own inks
     assert alone.tiles[0].tile.short == "k5" and not alone.tiles[0].ink_doubt
     mine = read(photo, "rack", profile=TileProfile.from_samples("mine", _calibration()))
     assert [t.tile.short for t in mine.tiles] == ["b5", *names[1:]]
@@ -225,3 +265,15 @@ def test_reading_with_a_profile_weighs_the_colours_by_the_players_inks_and_holds
     _, together = decode_together((table, mine), STANDARD)
     assert together.tiles[0].tile.short == "b5" and together.tiles[0].uncertain and together.tiles[0].ink_doubt
     assert replace(together.tiles[0], ink_doubt=False).to_json() == together.tiles[0].to_json()  # not in JSON
+
+
+def test_reading_without_a_profile_weighs_the_colours_by_the_photos_own_inks(monkeypatch):
+    import vision.pipeline as pipeline
+
+    probs, _ = _photo(EVERY_COLOUR, torn=Colour.BLUE)
+    crops = np.stack([_crop(c, seed=i) for i, (c, _) in enumerate(EVERY_COLOUR)] + [_crop(Colour.BLUE, "5", seed=99)])
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **kw: _seen(crops, probs))
+    tiles = read(np.full((300, 900, 3), 128, np.uint8), "rack").tiles
+    torn = [t for t in tiles if t.ink_doubt]
+    assert len(torn) == 1 and torn[0].tile.short == "b5" and torn[0].uncertain
+    assert sorted(t.tile.short for t in tiles if not t.ink_doubt) == sorted(name for _, name in EVERY_COLOUR)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,6 +12,7 @@ import pytest
 from training.calibrate import TileOutcomes, choose_joker_threshold, choose_threshold, cost_scaled_threshold, flag_rates
 from training.configs import ConfigError, load_config, merge
 from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
+from solver.tiles import Colour, parse_tile
 from training.real_data import DatasetError, label_polygon, polygon_line_to_box
 from vision.detections import Detections
 
@@ -361,7 +363,40 @@ def _counting_models(tmp_path, monkeypatch):
 
 def _same(one, other) -> bool:
     return (np.array_equal(one.found.boxes, other.found.boxes) and np.array_equal(one.found.confidences, other.found.confidences)
-            and np.array_equal(one.probs, other.probs) and np.array_equal(one.not_tile, other.not_tile) and one.shape == other.shape)
+            and np.array_equal(one.probs, other.probs) and np.array_equal(one.not_tile, other.not_tile) and one.shape == other.shape
+            and np.array_equal(one.inks, other.inks))
+
+
+def test_see_photo_keeps_each_boxs_ink_and_reads_it_again_only_when_inks_are_read_another_way(tmp_path, monkeypatch):
+    calls, _, read = _counting_models(tmp_path, monkeypatch)
+    loads = []
+    photo = np.zeros((20, 40, 3), np.uint8)
+    photo[:, 12:] = (200, 60, 20)  # the second box lies on blue
+    monkeypatch.setattr("vision.images.load_image", lambda path: loads.append(path) or photo)
+    first = read("a")
+    assert first.inks.shape == (2, 3) and len(loads) == 1
+    assert _same(read("a"), first) and len(loads) == 1  # all from the cache: the photo is not even opened
+    monkeypatch.setattr("training.evaluate_suite.INK_METHOD", "read another way")
+    again = read("a")
+    assert len(loads) == 2 and calls == ["detect", "a"]  # the inks alone were read again
+    assert np.array_equal(again.inks, first.inks)
+
+
+def test_the_evaluation_weighs_colours_by_the_photos_inks_as_the_pipeline_does():
+    """decide_photo with the boxes' ink directions: vision.read's weighing by the photo's own inks,
+    and the tile the inks alone changed flagged."""
+    from tests.test_ink_colour import EVERY_COLOUR, _photo
+    from training.evaluate_suite import SeenPhoto, decide_photo
+    from vision.detections import Detections
+
+    probs, directions = _photo(EVERY_COLOUR, torn=Colour.BLUE)
+    n = len(probs)
+    boxes = np.array([[50 * i, 0, 50 * i + 40, 56] for i in range(n)], np.float32)
+    seen = SeenPhoto(Detections(boxes, np.full(n, 0.9, np.float32)), probs, np.zeros(n), (60, 50 * n), directions)
+    inked, plain = decide_photo(seen, "rack"), decide_photo(replace(seen, inks=None), "rack")
+    torn = parse_tile("b5").index
+    assert torn in inked.labels and torn not in plain.labels
+    assert inked.uncertain[inked.labels.index(torn)] and sum(inked.uncertain) == 1
 
 
 def test_see_photo_cache_hit_gives_what_a_fresh_run_gives(tmp_path, monkeypatch):

@@ -78,7 +78,7 @@ from training.testsets import TEST_SETS
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import Decoding, decode
 from vision.detections import Detections, box_iou, box_overlap
-from vision.ink_colour import INK_MARGIN, ink_directions
+from vision.ink_colour import INK_MARGIN, ink_directions, weigh_colours
 from vision.pipeline import SeenTiles, adapted_by, doubted_without_inks
 from vision.profiles import VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
 from vision.reading import ReadingKind
@@ -242,14 +242,14 @@ def on_probs(adapt: Adapter) -> Method:
     return lambda photo: (adapt(photo.probs, photo.embeddings), np.zeros(len(photo.probs), bool))
 
 
-def as_read(profile: TileProfile) -> Method:
-    """What :func:`vision.read` decodes a photo with, with ``profile``: the probabilities adapted by its
-    class means and inks (:func:`vision.pipeline.adapted_by`), and the tiles the inks alone would make
-    sure held in doubt (:func:`vision.pipeline.doubted_without_inks`)."""
+def as_read(profile: TileProfile | None) -> Method:
+    """What :func:`vision.read` decodes a photo with, with ``profile`` (or none): the probabilities
+    adapted by its class means and weighed by its inks, or the photo's own (:func:`vision.pipeline.adapted_by`),
+    and the tiles the inks alone would make sure held in doubt (:func:`vision.pipeline.doubted_without_inks`)."""
 
     def read(photo: SeenPhoto) -> tuple[np.ndarray, np.ndarray]:
         if photo.seen is None:
-            adapted = profile.adapt(photo.probs, photo.embeddings)
+            adapted = photo.probs if profile is None else profile.adapt(photo.probs, photo.embeddings)
             return adapted, np.zeros(len(adapted), bool)
         plain, inked = adapted_by(profile, photo.seen)
         doubted = doubted_without_inks(
@@ -531,6 +531,7 @@ def synthetic_experiment(
     profile = TileProfile.from_samples("one", samples)
     compared = methods(samples, augmented(samples, rng))
     scores = {name: score(photos, on_probs(adapt)) for name, adapt in compared.items()}
+    scores["none, the photo's own inks (as read without a profile)"] = score(photos, as_read(None))
     scores["gated mix and vouching, without the inks"] = score([vouched(p, profile) for p in photos], on_probs(profile.adapt))
     for name, shipped in (("", profile), (", two calibration photos", TileProfile.from_samples("two", samples + second))):
         scores[f"gated mix, inks and vouching (shipped){name}"] = score([vouched(p, shipped) for p in photos], as_read(shipped))
@@ -591,7 +592,7 @@ def real_experiment(real_root: Path, seed: int, profiles: int = 3) -> dict:
         for k, compared in enumerate(drawn):
             for name, adapt in compared.items():
                 misread[name][k] += int((np.argmax(adapt(seen.probs, seen.embeddings), axis=1) != truth).sum())
-            inked = shipped[k].weigh_inks(shipped[k].adapt(seen.probs, seen.embeddings), views[INK_MARGIN])
+            inked = weigh_colours(shipped[k].adapt(seen.probs, seen.embeddings), ink_directions(views[INK_MARGIN]), shipped[k].inks)
             misread[SHIPPED_AT_BOXES][k] += int((np.argmax(inked, axis=1) != truth).sum())
         end_to_end.append(see_photo(image, np.array([t.box for t in photo.tiles], np.float32), list(truth)))
     return {

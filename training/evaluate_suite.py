@@ -38,7 +38,9 @@ from training.testsets import ALL_SETS, DEFAULT_OUT
 from training.tile_reading import load_any_reader, read_boxes, reader_source
 from vision.decoding import DEFAULT_SETTINGS, DecodingSettings, decode
 from vision.detections import Detections, box_iou, box_overlap
-from vision.pipeline import MIN_TILE_PROB, kept_as_tiles
+from vision.ink_colour import INK_MARGIN, INK_METHOD, ink_directions, weigh_colours
+from vision.pipeline import MIN_TILE_PROB, doubted_without_inks, kept_as_tiles
+from vision.reading import ReadingKind
 
 #: Scale bands: a tile's longer side as a share of the photo's longer side.
 SCALE_BANDS = ((0.0, 1 / 20, "< 1/20"), (1 / 20, 1 / 8, "1/20-1/8"), (1 / 8, 1.01, ">= 1/8"))
@@ -122,6 +124,9 @@ class SeenPhoto:
     probs: np.ndarray
     not_tile: np.ndarray
     shape: tuple[int, int]  # the photo's height and width
+    #: (n, 3) each detection's ink direction (:func:`vision.ink_colour.ink_directions`); None: not
+    #: known, and colours are read without the photo's inks.
+    inks: np.ndarray | None = None
 
 
 def _stamp(path: str | Path) -> str | None:
@@ -179,19 +184,26 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
     read_file = cache / _reader_folder(reader_key) / _cache_name(image_path)
     photo_key = _photo_key(image_path)
     detector_key, reader_key = f"{detector_key}|{photo_key}", f"{reader_key}|{photo_key}"
+    ink_file = cache / "inks" / _cache_name(image_path)
+    ink_key = f"{detector_key}|{CROP_METHOD}|{INK_METHOD}"
     saved = _load(found_file, detector_key)
     found = None if saved is None else (Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"]))
-    if found is not None:
-        read = _load(read_file, reader_key)
-        if read is not None:
-            return SeenPhoto(found[0], read["probs"], read["not_tile"], found[1])
-    image = load_image(image_path)
+    image = None
     if found is None:
+        image = load_image(image_path)
         found = (detect_image(image, detector), image.shape[:2])
         _save(found_file, boxes=found[0].boxes, confidences=found[0].confidences, shape=found[1], key=detector_key)
-    probs, not_tile = read_found(image, found[0], reader)
-    _save(read_file, probs=probs, not_tile=not_tile, key=reader_key)
-    return SeenPhoto(found[0], probs, not_tile, found[1])
+    inks = _load(ink_file, ink_key)
+    if inks is None:
+        image = load_image(image_path) if image is None else image
+        inks = {"directions": inks_of(image, found[0])}
+        _save(ink_file, directions=inks["directions"], key=ink_key)
+    read = _load(read_file, reader_key)
+    if read is None:
+        image = load_image(image_path) if image is None else image
+        read = dict(zip(("probs", "not_tile"), read_found(image, found[0], reader)))
+        _save(read_file, probs=read["probs"], not_tile=read["not_tile"], key=reader_key)
+    return SeenPhoto(found[0], read["probs"], read["not_tile"], found[1], inks["directions"])
 
 
 def _save(path: Path, **arrays) -> None:
@@ -219,29 +231,43 @@ def read_found(image: np.ndarray, found: Detections, reader) -> tuple[np.ndarray
     return read_boxes(image, found.boxes, reader)
 
 
+def inks_of(image: np.ndarray, found: Detections) -> np.ndarray:
+    """(n, 3) the ink direction of every detected box, cut as :func:`vision.read` cuts it for its ink."""
+    from vision.crops import CROP_SIZE, crop_tiles
+    from vision.reader import READ_PADS
+
+    if not len(found):
+        return np.zeros((0, 3))
+    return ink_directions(crop_tiles(image, found.boxes, CROP_SIZE, READ_PADS[INK_MARGIN]))
+
+
 def see_image(image: np.ndarray, detector: Path | None, reader) -> SeenPhoto:
     """Detect the tiles of a BGR photo and read every box."""
     found = detect_image(image, detector)
     probs, not_tile = read_found(image, found, reader)
-    return SeenPhoto(found, probs, not_tile, image.shape[:2])
+    return SeenPhoto(found, probs, not_tile, image.shape[:2], inks_of(image, found))
 
 
 def decide_photo(
     seen: SeenPhoto, kind: str, settings: DecodingSettings = DEFAULT_SETTINGS, min_tile_prob: float = MIN_TILE_PROB
 ) -> PhotoReading:
-    """Drop the boxes more likely not tiles, group the rest as the layout does, decode."""
+    """Drop the boxes more likely not tiles, group the rest as the layout does, decode as :func:`vision.read`
+    decodes without a profile: each colour weighed by the photo's own inks where its ink directions
+    are known (:func:`vision.ink_colour.weigh_colours`), and what the inks alone change or make sure
+    held in doubt (:func:`vision.pipeline.doubted_without_inks`)."""
     from vision.meld_grouping import group_into_melds
 
     keep = kept_as_tiles(seen.found, 1.0 - seen.not_tile, min_tile_prob)
     kept: Detections = seen.found[np.flatnonzero(keep)]
     probs = seen.probs[keep]
+    tile_prob = 1.0 - seen.not_tile[keep]
     groups = group_into_melds(kept, kind)
-    decoded = decode(
-        probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings, tile_prob=1.0 - seen.not_tile[keep]
-    )
+    inked = probs if seen.inks is None or not len(probs) else weigh_colours(probs, seen.inks[keep])
+    decoded = decode(inked, groups, STANDARD, require_valid_melds=kind == "table", settings=settings, tile_prob=tile_prob)
+    doubted = doubted_without_inks(probs, inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
     return PhotoReading(
-        kept.boxes, decoded.labels, decoded.uncertain, decoded.confidence, seen.not_tile[keep],
-        seen.found.boxes[~keep],
+        kept.boxes, decoded.labels, tuple(bool(u or d) for u, d in zip(decoded.uncertain, doubted)), decoded.confidence,
+        seen.not_tile[keep], seen.found.boxes[~keep],
     )
 
 

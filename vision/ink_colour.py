@@ -5,25 +5,31 @@
     InkModel.of_samples(samples) -> model|None   the same from a profile's tiles (None: too few)
     shows_every_ink(tiles) -> bool              whether tiles are enough for that
     model.adapt(probs, directions) -> probs      the reader's probabilities, each colour weighed
+    photo_inks(probs, directions) -> model|None  without a profile: the inks of a photo's own sure tiles
+    weigh_colours(probs, directions, inks)       a profile's inks, else the photo's own, else nothing
 
 Why: colour is the reader's largest share of errors on a set it never saw (a teal or navy blue
 read as black, a yellow-orange as red, for most tiles of that colour in a photo), and the
-reader's own sense of colour was learnt on other sets' inks. A player's calibration photo shows
-the set's own four inks. A tile's ink is taken as a direction, not a colour: the step in CIELAB
-from the tile's body (the brighter part of its face) to its ink (the pixels furthest from the
-body), scaled to unit length. The light's cast moves body and ink together, and a small or
-blurred tile mixes its ink with the body, which shortens the step but hardly turns it; the
-direction is what stays the player's own from photo to photo. Each colour's directions in the
-profile are fitted by a Gaussian (its covariance shrunk halfway to the colours' pooled one, 13
-tiles a colour being few), and the reader's probability of each numbered tile is weighed by the
-likelihood of its colour, tempered by :data:`WEIGHT` and never below :data:`FLOOR` of the likeliest
-colour's, so a tile whose ink is unclear keeps the reader's reading.
+reader's own sense of colour was learnt on other sets' inks. A tile's ink is taken as a
+direction, not a colour: the step in CIELAB from the tile's body (the brighter part of its face)
+to its ink (the pixels furthest from the body), scaled to unit length. The light's cast moves
+body and ink together, and a small or blurred tile mixes its ink with the body, which shortens
+the step but hardly turns it; the direction is what stays a set's own from photo to photo. Each
+colour's directions are fitted by a Gaussian (its covariance shrunk halfway to the colours'
+pooled one, 13 tiles a colour being few), and the reader's probability of each numbered tile is
+weighed by the likelihood of its colour, tempered by :data:`WEIGHT` and never below
+:data:`FLOOR` of the likeliest colour's, so a tile whose ink is unclear keeps the reader's reading.
 
-Measured on the edition kept for choosing (``python -m training.ink_colour_study``,
-``models/reader.md``, "The player's inks"): a model of the inks alone read colour right about as
-often as the reader; weighed together they put right most of the reader's colour errors, while one
-model of the inks fitted on every training edition instead of the player's own set made reading
-worse - inks differ too much from set to set, which is why this needs the player's calibration.
+Whose inks: a player's calibration photo shows the set's own four inks (a profile's,
+:attr:`vision.profiles.TileProfile.inks`); without them, a photo's own tiles the reader is sure
+of show them (:func:`photo_inks`), when there are enough of every colour. One model of the inks
+fitted on every training edition at once made reading worse (inks differ too much from set to
+set), which is why the inks are always one set's. What the inks alone would change or make sure
+stays unsure (:func:`vision.pipeline.doubted_without_inks`).
+
+Measured on the edition kept for choosing (``python -m training.evaluate_profiles --editions
+selection-heavy --seed S --test-set T --skip-real --ink-settings ...``, and ``python -m
+training.evaluate`` on the selection sets; ``models/reader.md``, "The set's inks").
 """
 
 from __future__ import annotations
@@ -42,10 +48,13 @@ if TYPE_CHECKING:
     from vision.profiles import TileSample
 
 __all__ = [
-    "ink_directions", "shows_every_ink", "InkModel", "INK_MARGIN", "INNER", "BODY_PERCENTILE", "INK_SHARE", "WEIGHT", "FLOOR",
+    "ink_directions", "shows_every_ink", "InkModel", "photo_inks", "weigh_colours", "INK_MARGIN", "PHOTO_SURE", "INK_METHOD", "INNER", "BODY_PERCENTILE", "INK_SHARE", "WEIGHT", "FLOOR",
     "MIN_PER_COLOUR",
 ]
 
+#: Names the way an ink is read, so that directions cached under another way are not reused
+#: (``training.evaluate --cache``).
+INK_METHOD = "ink-direction-1"
 #: The margin (index into :data:`vision.reader.READ_PADS`) of the crop the ink is read from: the box alone.
 INK_MARGIN = READ_PADS.index(0.0)
 #: Share of the crop's side left out on each edge: the ink is looked for in the middle (the digit),
@@ -63,6 +72,11 @@ WEIGHT = 0.15
 FLOOR = 3.0
 #: A profile fits the inks only when each colour has at least this many numbered tiles in it.
 MIN_PER_COLOUR = 3
+#: Without a profile's inks, a photo's own tiles the reader is at least this sure of (a numbered tile)
+#: give the photo's inks, when they hold :data:`MIN_PER_COLOUR` of every colour (:func:`photo_inks`).
+#: Chosen among 0.8, 0.9 and 0.95 on the selection sets and the edition kept for choosing
+#: (``models/reader.md``, "The set's inks"): the lowest took the most photos and put the most right.
+PHOTO_SURE = 0.8
 #: Of the covariance of each colour's directions, this share is the colours' pooled covariance.
 SHRINK = 0.5
 _RIDGE = 1e-4
@@ -171,3 +185,26 @@ class InkModel:
         total = weighed.sum(axis=1, keepdims=True)
         return np.where(total > 0, weighed / np.maximum(total, 1e-300) * probs.sum(axis=1, keepdims=True), probs)
 
+
+
+def photo_inks(probs: np.ndarray, directions: np.ndarray, sure: float = PHOTO_SURE) -> InkModel | None:
+    """The inks of one photo's own tiles (``probs`` n x 53, their ink ``directions`` n x 3) that the
+    reader reads as a numbered tile with at least ``sure`` probability, or None when those do not
+    show every colour :data:`MIN_PER_COLOUR` times. Where the reader takes a whole colour for
+    another (every teal blue read as black), too few tiles of it are read surely and nothing is fitted."""
+    probs = np.asarray(probs, np.float64)
+    if not len(probs):
+        return None
+    labels = probs.argmax(axis=1)
+    chosen = (probs.max(axis=1) >= sure) & (_KIND_COLOUR[labels] >= 0)
+    if not shows_every_ink(Tile.from_index(int(i)) for i in labels[chosen]):
+        return None
+    return InkModel.fit(np.asarray(directions)[chosen], _KIND_COLOUR[labels[chosen]])
+
+
+def weigh_colours(probs: np.ndarray, directions: np.ndarray, inks: InkModel | None = None) -> np.ndarray:
+    """The reader's ``probs`` (n x 53) of one photo's tiles weighed by the inks of the player's set
+    (``inks``: a profile's) or, without them, by the photo's own (:func:`photo_inks`); unchanged
+    when neither is known. ``directions``: the tiles' :func:`ink_directions`."""
+    inks = inks if inks is not None else photo_inks(probs, directions)
+    return np.asarray(probs, np.float64) if inks is None else inks.adapt(probs, directions)

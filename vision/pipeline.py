@@ -22,7 +22,7 @@ from solver.tiles import NUM_KINDS, Tile
 from vision.decoding import DEFAULT_SETTINGS, Decoding, DecodingSettings, decode
 from vision.detections import Detections
 from vision.images import load_image
-from vision.ink_colour import INK_MARGIN
+from vision.ink_colour import INK_MARGIN, ink_directions, weigh_colours
 from vision.profiles import TileProfile, TileSample
 from vision.reader import CropReading
 from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile
@@ -333,13 +333,17 @@ def _reading_of(reading: CropReading, mask: np.ndarray) -> CropReading:
 
 
 
-def adapted_by(profile: TileProfile, seen: SeenTiles) -> tuple[np.ndarray, np.ndarray]:
-    """The reader's probabilities of ``seen``'s tiles (n x 53) as a player's ``profile`` adapts them:
-    by its class means (:meth:`TileProfile.adapt`), and by its class means and then its inks
-    (:meth:`TileProfile.weigh_inks`). The second is decoded; the first is what
+def adapted_by(profile: TileProfile | None, seen: SeenTiles) -> tuple[np.ndarray, np.ndarray]:
+    """The reader's probabilities of ``seen``'s tiles (n x 53) as decoding gets them: adapted by the
+    player's ``profile`` (its class means, :meth:`TileProfile.adapt`), and that with each colour
+    weighed by the set's inks (the profile's, else the photo's own sure tiles':
+    :func:`vision.ink_colour.weigh_colours`). The second is decoded; the first is what
     :func:`doubted_without_inks` weighs it against."""
-    plain = profile.adapt(seen.reading.probs, seen.reading.embeddings)
-    return plain, profile.weigh_inks(plain, seen.views[INK_MARGIN])
+    plain = seen.reading.probs if profile is None else profile.adapt(seen.reading.probs, seen.reading.embeddings)
+    if not len(plain):
+        return plain, plain
+    directions = ink_directions(seen.views[INK_MARGIN])
+    return plain, weigh_colours(plain, directions, None if profile is None else profile.inks)
 
 
 def doubted_without_inks(
@@ -351,14 +355,14 @@ def doubted_without_inks(
     settings: DecodingSettings = DEFAULT_SETTINGS,
     tile_prob: np.ndarray | None = None,
 ) -> np.ndarray:
-    """(n,) bool: the tiles that, decoded from ``plain`` (without the player's inks), are doubted or
-    read otherwise than from ``inked``. They stay uncertain whatever the inks say.
+    """(n,) bool: the tiles that, decoded from ``plain`` (without the inks: a profile's, or the photo's
+    own), are doubted or read otherwise than from ``inked``. They stay uncertain whatever the inks say.
 
     Why: the inks settle most colours the reader got wrong, but where they agree with a wrong
     reading (a navy blue whose ink looks like the set's black) they made it surer, and on the
     edition kept for choosing wrong tiles shown as sure rose from 9 to 16 of about 2,700; held in
-    doubt this way they were 7, for 51 more right tiles flagged (``models/reader.md``, "The
-    player's inks"). The inks may settle a reading, never make a tile sure on their own.
+    doubt this way they were 7, for 51 more right tiles flagged (``models/reader.md``, "The set's
+    inks"). The inks may settle a reading, never make a tile sure on their own.
     """
     if np.array_equal(plain, inked):
         return np.zeros(len(plain), bool)
@@ -398,9 +402,7 @@ def read(
     seen = see_tiles(photo, detector_weights=detector_weights, reader_weights=reader_weights)
     if profile is not None:
         seen = seen.vouched_by(profile)
-    plain = probs = seen.reading.probs  # probs: what is decoded; plain: the same without the player's inks
-    if profile is not None:
-        plain, probs = adapted_by(profile, seen)
+    plain, probs = adapted_by(profile, seen)  # probs: what is decoded; plain: the same without the inks
     like_removed = None  # boxes like one the player removed this session, or the profile holds as no tile: flagged
     if profile is not None and len(profile.not_tiles):
         like_removed = profile.looks_like_no_tile(seen.reading.embeddings)

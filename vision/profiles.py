@@ -52,6 +52,12 @@ dropped box is kept when the reader is at least :data:`VOUCH_TILE_PROB` sure it 
 the profile recognises it (cosine :data:`VOUCH_RECOGNISED` or more to one of its class means); the
 profile's cosine alone let through as many non-tiles as tiles (``models/reader.md``).
 
+A profile also **knows its set's four inks** (:attr:`TileProfile.inks`, :mod:`vision.ink_colour`):
+the colour of each calibration tile's ink against its own body, so that a navy blue the reader
+takes for black reads as the player's blue. Fitted from the samples' crops whenever the profile is
+made, so a profile saved before keeps working and gains them; none when the samples hold fewer
+than three tiles of some colour.
+
 A profile also **remembers what is no tile** (:attr:`TileProfile.not_tiles`): the end of a rack or
 a knot in the table read as a tile is there in every photo of the player's table, session after
 session. A box left out of a calibration photo as no tile of the layout
@@ -71,7 +77,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from solver.tiles import NUM_KINDS, Tile
-from vision.ink_colour import InkModel, ink_directions
+from vision.ink_colour import InkModel
 
 __all__ = [
     "TileSample", "NoTileSample", "TileProfile", "unit_rows", "photo_centred", "near_copies", "unlike_the_rest",
@@ -329,14 +335,6 @@ class TileProfile:
         low, high = RECOGNISED
         heard = weight * np.clip((nearest - low) / (high - low), 0.0, 1.0)
         return (1.0 - heard) * probs + heard * q
-
-    def weigh_inks(self, probs: np.ndarray, crops: np.ndarray) -> np.ndarray:
-        """``probs`` (n x 53) with each colour weighed by how like the player's ink of it each tile's
-        ink is (:mod:`vision.ink_colour`; ``crops``: the tiles cut at
-        :data:`vision.ink_colour.INK_MARGIN`, n x s x s x 3); unchanged where the profile has no inks."""
-        if self.inks is None or not len(probs):
-            return np.asarray(probs, np.float64)
-        return self.inks.adapt(probs, ink_directions(crops))
 
     def opinion(self, embeddings: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """What the profile alone says of each tile: (n, 53) ``q``, the softmax at :data:`TEMPERATURE`
