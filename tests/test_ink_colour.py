@@ -209,15 +209,21 @@ def test_a_photo_whose_reader_takes_a_whole_colour_for_another_gets_no_inks_of_i
     assert photo_inks(np.zeros((0, NUM_KINDS)), np.zeros((0, 3))) is None
 
 
-def test_a_profiles_inks_come_first_and_the_photos_own_only_without_them():
+def test_the_photos_own_inks_are_heard_first_then_the_profiles_each_where_known():
     probs, directions = _photo(EVERY_COLOUR, torn=Colour.BLUE)
+    own = photo_inks(probs, directions)
     # a set whose black ink is this navy and whose blue is this black, as its own calibration says
     swapped = {Colour.BLACK: Colour.BLUE, Colour.BLUE: Colour.BLACK, Colour.ORANGE: Colour.ORANGE, Colour.RED: Colour.RED}
     mine = InkModel.of_samples([replace(s, tile=Tile(swapped[s.tile.colour], s.tile.number)) for s in _calibration()])
-    assert weigh_colours(probs, directions, mine)[-1].argmax() == parse_tile("k5").index  # the profile's word
-    assert weigh_colours(probs, directions)[-1].argmax() == parse_tile("b5").index  # the photo's own
+    np.testing.assert_allclose(weigh_colours(probs, directions, mine), mine.adapt(own.adapt(probs, directions), directions))
+    np.testing.assert_allclose(weigh_colours(probs, directions), own.adapt(probs, directions))
     rack = TileProfile.from_samples("rack", _calibration(9, colours=[Colour.RED, Colour.ORANGE, Colour.BLUE]))
-    np.testing.assert_allclose(weigh_colours(probs, directions, rack.inks), weigh_colours(probs, directions))
+    np.testing.assert_allclose(weigh_colours(probs, directions, rack.inks), own.adapt(probs, directions))
+    # a photo with too few sure tiles of each colour: the profile's inks alone, and they decide
+    few, few_directions = probs[-4:], directions[-4:]
+    assert photo_inks(few, few_directions) is None
+    np.testing.assert_allclose(weigh_colours(few, few_directions, mine), mine.adapt(few, few_directions))
+    assert weigh_colours(few, few_directions, mine)[-1].argmax() == parse_tile("k5").index  # the profile's word
 
 
 # --- held in doubt: the inks never make a tile sure on their own ------------------------------------

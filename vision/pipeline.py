@@ -336,7 +336,7 @@ def _reading_of(reading: CropReading, mask: np.ndarray) -> CropReading:
 def adapted_by(profile: TileProfile | None, seen: SeenTiles) -> tuple[np.ndarray, np.ndarray]:
     """The reader's probabilities of ``seen``'s tiles (n x 53) as decoding gets them: adapted by the
     player's ``profile`` (its class means, :meth:`TileProfile.adapt`), and that with each colour
-    weighed by the set's inks (the profile's, else the photo's own sure tiles':
+    weighed by the set's inks (the photo's own sure tiles', then the profile's:
     :func:`vision.ink_colour.weigh_colours`). The second is decoded; the first is what
     :func:`doubted_without_inks` weighs it against."""
     plain = seen.reading.probs if profile is None else profile.adapt(seen.reading.probs, seen.reading.embeddings)
@@ -391,7 +391,10 @@ def read(
     vouches for and adapts the reader's probabilities before decoding, and a near copy of a box it
     holds as no tile is flagged (:meth:`vision.profiles.TileProfile.looks_like_no_tile`); the tiles
     the player changed this session (``memory``, :mod:`vision.session_memory`) then read a near copy
-    of one as the player set it, and a near copy of a box the player removed is flagged. Raises
+    of one as the player set it, and a near copy of a box the player removed is flagged. Each tile's
+    colour is weighed by the set's inks: the photo's own sure tiles', then the profile's
+    (:func:`adapted_by`, :mod:`vision.ink_colour`); what the inks alone change or make sure stays
+    uncertain (:func:`doubted_without_inks`). Raises
     :class:`vision.images.ImageError` for what is not a readable photo and
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
