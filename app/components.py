@@ -165,6 +165,8 @@ def chip_note(chip: Chip, lang: str) -> str:
         notes.append(tr("changed with a tile of this photo whose colour you changed", lang))
     if chip.like_removed and not chip.edited:
         notes.append(tr("looks like one you removed earlier: remove it too if it is no tile", lang))
+    if chip.ink_doubt and not chip.edited:
+        notes.append(tr("its colour was read from the ink of your set's tiles", lang))
     if chip.alternatives and (chip.uncertain or chip.corrected):
         notes.append(tr("maybe: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in chip.alternatives)))
     return "; ".join(notes)

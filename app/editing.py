@@ -45,6 +45,9 @@ class Chip:
     #: Changed by the app with a tile of the same photo whose colour the player changed
     #: (:func:`app.tile_profiles.follow_colour`): shown as unsure, for the player to check.
     followed: bool = False
+    #: Its colour was read by the set's inks, which alone changed it or made it sure
+    #: (:attr:`vision.reading.ReadTile.ink_doubt`): shown as unsure, for the player to check.
+    ink_doubt: bool = False
 
     def fixed_to(self, tile: Tile) -> "Chip":
         """The chip after the player set it: certain now, marked as edited (still the same photo tile)."""

@@ -509,3 +509,17 @@ def test_a_colour_changed_on_play_is_followed_by_the_photos_tiles_that_look_as_b
     page = all_markdown(at)
     assert 'title="blue 5 — unsure; changed with a tile of this photo whose colour you changed; maybe: black 5"' in page
     assert 'title="black 6"' in page and "blue 6" not in page
+
+
+def test_a_tile_whose_colour_the_inks_read_says_so_until_the_player_sets_it():
+    from app.components import chip_note
+    from app.photos import _chip
+    from vision.reading import ReadTile
+
+    read = ReadTile(parse_tile("b5"), (0.0, 0.0, 10.0, 14.0), 0.93, uncertain=True, ink_doubt=True)
+    chip = _chip(read)
+    assert chip.ink_doubt and chip.uncertain
+    assert chip_note(chip, "en") == "unsure; its colour was read from the ink of your set's tiles"
+    assert chip_note(chip, "uk") == "сумнівна; її колір прочитано за фарбою фішок вашого набору"
+    assert chip_note(chip.fixed_to(parse_tile("k5")), "en") == "set by you"
+    assert not _chip(ReadTile(parse_tile("b5"), (0.0, 0.0, 10.0, 14.0), 0.99)).ink_doubt
