@@ -19,7 +19,7 @@
    (the boxes the gate dropped that the profile vouches for kept too, :func:`vouched`; the
    player's inks weighing each colour, :mod:`vision.ink_colour`, and what they alone would make
    sure held in doubt, :func:`as_read`), with one and with two calibration photos, and without
-   the inks; ``--ink-settings``: also with the inks heard at other weights and floors. Each row
+   the inks; ``--ink-settings``: also with the profile's inks alone heard at other weights and floors. Each row
    also counts wrong tiles shown as sure and right tiles flagged.
 2. **Corrections** (:func:`corrections_needed`): a class the reader keeps getting wrong is taught
    one Play-page *Change* at a time, through the Play page's own code (:func:`vision.read` with the
@@ -261,8 +261,9 @@ def as_read(profile: TileProfile | None) -> Method:
 
 
 def inks_heard(profile: TileProfile, weight: float, floor: float) -> Method:
-    """:func:`as_read` with the profile's inks heard at another ``weight`` and ``floor``
-    (:meth:`vision.ink_colour.InkModel.adapt`): how the shipped ones were chosen."""
+    """:func:`as_read` with the profile's inks alone (not the photo's own first) heard at another
+    ``weight`` and ``floor`` (:meth:`vision.ink_colour.InkModel.adapt`): how the shipped ones were
+    chosen, before the photo's own inks joined them."""
 
     def read(photo: SeenPhoto) -> tuple[np.ndarray, np.ndarray]:
         plain = profile.adapt(photo.probs, photo.embeddings)
@@ -987,7 +988,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="draw the test photos as this held-out test set does (held-out-phone: 12 MP)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
     parser.add_argument("--ink-settings", nargs="*", type=_ink_setting, default=[], metavar="WEIGHT,FLOOR",
-                        help="also score the profile with its inks heard at these weights and floors (how the shipped ones were chosen)")
+                        help="also score the profile with its inks alone heard at these weights and floors (how the shipped ones were chosen)")
     parser.add_argument("--gate-study", action="store_true", help="only the study of the boxes the gate drops (5.)")
     parser.add_argument("--retakes", action="store_true", help="only the study of corrections on tables photographed again (6.)")
     parser.add_argument("--removals", action="store_true", help="only the study of removed boxes on tables photographed again (7.)")
