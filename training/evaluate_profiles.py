@@ -16,11 +16,12 @@
    the share of labelled tiles the detector found, and of those, the share read right (decoded,
    and by the classifier alone) - without a profile and with each adaptation method
    (:func:`methods`) on the boxes the gate kept, and the shipped profile as the app reads with it
-   (the boxes the gate dropped that the profile vouches for kept too, :func:`vouched`; the
-   player's inks weighing each colour, :mod:`vision.ink_colour`, and what they alone would make
-   sure held in doubt, :func:`as_read`), with one and with two calibration photos, and without
-   the inks; ``--ink-settings``: also with the profile's inks alone heard at other weights and floors. Each row
-   also counts wrong tiles shown as sure and right tiles flagged.
+   (the boxes the gate dropped that the profile vouches for kept too, :func:`vouched`; each colour
+   weighed by the photo's own inks and the profile's, :mod:`vision.ink_colour`, and what the inks
+   alone change or make sure held in doubt, :func:`as_read`), with one and with two calibration
+   photos, and without the inks; without a profile as :func:`vision.read` reads (the photo's own
+   inks); ``--ink-settings``: also with the profile's inks alone heard at other weights and floors.
+   Each row also counts wrong tiles shown as sure and right tiles flagged.
 2. **Corrections** (:func:`corrections_needed`): a class the reader keeps getting wrong is taught
    one Play-page *Change* at a time, through the Play page's own code (:func:`vision.read` with the
    profile, :func:`app.tile_profiles.teach_profile`, the profile saved and loaded again); reported:
@@ -244,8 +245,9 @@ def on_probs(adapt: Adapter) -> Method:
 
 def as_read(profile: TileProfile | None) -> Method:
     """What :func:`vision.read` decodes a photo with, with ``profile`` (or none): the probabilities
-    adapted by its class means and weighed by its inks, or the photo's own (:func:`vision.pipeline.adapted_by`),
-    and the tiles the inks alone would make sure held in doubt (:func:`vision.pipeline.doubted_without_inks`)."""
+    adapted by its class means and weighed by the photo's own inks and its inks
+    (:func:`vision.pipeline.adapted_by`), and the tiles the inks alone change or make sure held in
+    doubt (:func:`vision.pipeline.doubted_without_inks`)."""
 
     def read(photo: SeenPhoto) -> tuple[np.ndarray, np.ndarray]:
         if photo.seen is None:

@@ -5,7 +5,7 @@
     InkModel.of_samples(samples) -> model|None   the same from a profile's tiles (None: too few)
     shows_every_ink(tiles) -> bool              whether tiles are enough for that
     model.adapt(probs, directions) -> probs      the reader's probabilities, each colour weighed
-    photo_inks(probs, directions) -> model|None  without a profile: the inks of a photo's own sure tiles
+    photo_inks(probs, directions) -> model|None  the inks of a photo's own sure tiles (None: too few)
     weigh_colours(probs, directions, inks)       the photo's own inks, then a profile's (each where known)
 
 Why: colour is the reader's largest share of errors on a set it never saw (a teal or navy blue
@@ -23,9 +23,9 @@ weighed by the likelihood of its colour, tempered by :data:`WEIGHT` and never be
 Whose inks: a photo's own tiles the reader is sure of show them (:func:`photo_inks`), when there
 are enough of every colour, in the photo's own light; a player's calibration photo shows the set's
 four inks for sure (a profile's, :attr:`vision.profiles.TileProfile.inks`). Both are heard, in that
-order, each where known (:func:`weigh_colours`). One model of the inks
-fitted on every training edition at once made reading worse (inks differ too much from set to
-set), which is why the inks are always one set's. What the inks alone would change or make sure
+order, each where known (:func:`weigh_colours`). One model of the inks fitted on every training
+edition at once made reading worse (inks differ too much from set to set), which is why the inks
+are always one set's. What the inks alone would change or make sure
 stays unsure (:func:`vision.pipeline.doubted_without_inks`).
 
 Measured on the edition kept for choosing (``python -m training.evaluate_profiles --editions
@@ -49,8 +49,8 @@ if TYPE_CHECKING:
     from vision.profiles import TileSample
 
 __all__ = [
-    "ink_directions", "shows_every_ink", "InkModel", "photo_inks", "weigh_colours", "INK_MARGIN", "PHOTO_SURE", "INK_METHOD", "INNER", "BODY_PERCENTILE", "INK_SHARE", "WEIGHT", "FLOOR",
-    "MIN_PER_COLOUR",
+    "ink_directions", "shows_every_ink", "InkModel", "photo_inks", "weigh_colours", "INK_MARGIN", "INK_METHOD",
+    "INNER", "BODY_PERCENTILE", "INK_SHARE", "WEIGHT", "FLOOR", "MIN_PER_COLOUR", "PHOTO_SURE",
 ]
 
 #: Names the way an ink is read, so that directions cached under another way are not reused
@@ -71,10 +71,10 @@ MIN_INK_PIXELS = 6
 #: likeliest colour's: chosen on the edition kept for choosing (``models/reader.md``).
 WEIGHT = 0.15
 FLOOR = 3.0
-#: A profile fits the inks only when each colour has at least this many numbered tiles in it.
+#: Inks are fitted (a profile's, a photo's) only from at least this many numbered tiles of every colour.
 MIN_PER_COLOUR = 3
-#: Without a profile's inks, a photo's own tiles the reader is at least this sure of (a numbered tile)
-#: give the photo's inks, when they hold :data:`MIN_PER_COLOUR` of every colour (:func:`photo_inks`).
+#: A photo's own tiles the reader is at least this sure of (a numbered tile) give the photo's inks,
+#: when they hold :data:`MIN_PER_COLOUR` of every colour (:func:`photo_inks`).
 #: Chosen among 0.8, 0.9 and 0.95 on the selection sets and the edition kept for choosing
 #: (``models/reader.md``, "The set's inks"): the lowest took the most photos and put the most right.
 PHOTO_SURE = 0.8
@@ -185,7 +185,6 @@ class InkModel:
         weighed = probs * factor
         total = weighed.sum(axis=1, keepdims=True)
         return np.where(total > 0, weighed / np.maximum(total, 1e-300) * probs.sum(axis=1, keepdims=True), probs)
-
 
 
 def photo_inks(probs: np.ndarray, directions: np.ndarray, sure: float = PHOTO_SURE) -> InkModel | None:

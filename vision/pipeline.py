@@ -180,9 +180,9 @@ def decode_together(
     the rack are a misread, which decoding the photos apart cannot see (the player was told "more
     copies than the game has" and had to find it). A table's melds are checked as when it was read;
     a rack's tiles only count. Each reading keeps its boxes, samples and marks (a tile like one the
-    player removed, or one the player's inks alone would make sure, stays uncertain); a reading alone decodes as it was read. A reading that did not
-    keep its tiles' probabilities (:func:`decodable_again`: one read back from JSON) is left as it
-    is, and its tiles count as known. ``on_table_before``: the tiles the table held at the last
+    player removed, or one the inks alone changed or made sure, stays uncertain); a reading alone
+    decodes as it was read. A reading that did not keep its tiles' probabilities
+    (:func:`decodable_again`: one read back from JSON) is left as it is, and its tiles count as known. ``on_table_before``: the tiles the table held at the last
     turn, as the player confirmed them; none leaves the table, so the table photos' readings hold
     each of them where a reading within ``repair_ratio`` allows (:func:`vision.decoding.decode`'s
     floors).
@@ -330,7 +330,6 @@ def see_tiles(
 def _reading_of(reading: CropReading, mask: np.ndarray) -> CropReading:
     """The part of ``reading`` for the crops ``mask`` selects."""
     return CropReading(reading.probs[mask], reading.tile_prob[mask], reading.embeddings[mask])
-
 
 
 def adapted_by(profile: TileProfile | None, seen: SeenTiles) -> tuple[np.ndarray, np.ndarray]:
