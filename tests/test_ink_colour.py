@@ -86,6 +86,13 @@ def test_the_direction_stays_in_dim_light_and_on_a_small_tile_blown_up():
         assert bright @ small > 0.9, colour
 
 
+def test_the_ink_is_read_from_the_crop_cut_at_the_box_with_no_margin():
+    from vision.ink_colour import INK_MARGIN
+    from vision.reader import READ_PADS
+
+    assert READ_PADS[INK_MARGIN] == 0.0
+
+
 def test_ink_directions_of_no_crops_and_of_what_is_not_crops():
     assert ink_directions(np.zeros((0, 64, 64, 3), np.uint8)).shape == (0, 3)
     with pytest.raises(ValueError, match="square BGR crops"):

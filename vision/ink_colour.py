@@ -39,11 +39,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import cv2
 import numpy as np
 
 from solver.tiles import NUM_COLOURS, NUM_KINDS, Colour, Tile
-from vision.reader import READ_PADS
 
 if TYPE_CHECKING:
     from vision.profiles import TileSample
@@ -56,8 +54,10 @@ __all__ = [
 #: Names the way an ink is read, so that directions cached under another way are not reused
 #: (``training.evaluate --cache``).
 INK_METHOD = "ink-direction-1"
-#: The margin (index into :data:`vision.reader.READ_PADS`) of the crop the ink is read from: the box alone.
-INK_MARGIN = READ_PADS.index(0.0)
+#: The margin (index into :data:`vision.reader.READ_PADS`) of the crop the ink is read from: the box
+#: alone, with no margin (a test holds the two together; OpenCV is not imported here, so that
+#: profiles load without it).
+INK_MARGIN = 0
 #: Share of the crop's side left out on each edge: the ink is looked for in the middle (the digit),
 #: away from the tile's edges, the table beside a tilted tile and the grey beyond the box.
 INNER = 0.3
@@ -89,6 +89,8 @@ _KIND_COLOUR = np.array([
 
 def ink_directions(crops: np.ndarray) -> np.ndarray:
     """(n, 3) unit steps in CIELAB (L, a, b) from each crop's body to its ink; crops (n, s, s, 3) uint8 BGR."""
+    import cv2
+
     crops = np.asarray(crops)
     if crops.ndim != 4 or crops.shape[-1] != 3 or crops.shape[1] != crops.shape[2]:
         raise ValueError(f"expected square BGR crops (n, s, s, 3), got shape {crops.shape}")
