@@ -9,7 +9,9 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from training.calibrate import TileOutcomes, choose_joker_threshold, choose_threshold, cost_scaled_threshold, flag_rates
+from training.calibrate import (
+    TileOutcomes, choose_joker_threshold, choose_threshold, cost_scaled_threshold, flag_rates, joined,
+)
 from training.configs import ConfigError, load_config, merge
 from training.metrics import Reliability, iou_spread, match, multiset_scores, prf
 from solver.tiles import Colour, parse_tile
@@ -397,6 +399,24 @@ def test_the_evaluation_weighs_colours_by_the_photos_inks_as_the_pipeline_does()
     torn = parse_tile("b5").index
     assert torn in inked.labels and torn not in plain.labels
     assert inked.uncertain[inked.labels.index(torn)] and sum(inked.uncertain) == 1
+    # what a threshold sweep sees: the inks' change flagged at every threshold, each tile's lower confidence
+    assert inked.changed_by_inks.tolist() == [label == torn for label in inked.labels]
+    assert all(f <= c for f, c in zip(inked.flag_confidence, inked.confidence))
+    assert not plain.changed_by_inks.any() and plain.flag_confidence == plain.confidence
+
+
+def test_a_tile_held_in_doubt_is_flagged_at_every_threshold():
+    right = np.array([True, True, False, False])
+    confidence = np.array([0.99, 0.6, 0.95, 0.7])
+    held = np.array([True, False, True, False])
+    assert flag_rates(right, confidence, 0.75) == (0.5, 0.5)
+    assert flag_rates(right, confidence, 0.75, held) == (1.0, 1.0)
+    assert flag_rates(right, confidence, 0.5, held) == (0.5, 0.5)
+    assert choose_threshold(right, confidence, 1.0, (0.5, 0.75, 0.96)) == 0.96
+    assert choose_threshold(right, confidence, 1.0, (0.5, 0.75, 0.96), held) == 0.75
+    outcomes = TileOutcomes(right, confidence, np.zeros(4), np.array([1, 2, 3, 4]), held)
+    assert joined([outcomes, TileOutcomes(right, confidence, np.zeros(4), np.array([1, 2, 3, 4]))]).held.tolist() == [
+        True, False, True, False, False, False, False, False]
 
 
 def test_see_photo_cache_hit_gives_what_a_fresh_run_gives(tmp_path, monkeypatch):

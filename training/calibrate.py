@@ -29,7 +29,7 @@ import json
 import math
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import numpy as np
@@ -57,44 +57,66 @@ THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.996, 0.01))
 @dataclass(frozen=True)
 class TileOutcomes:
     """Every tile read in some photos: right or wrong (a box on no labelled tile is wrong), its decoded
-    confidence, the reader's probability that the box shows no tile, and the tile it was read as."""
+    confidence (the lower of it with and without the inks, as the reading's flag sees it:
+    :attr:`training.evaluate_suite.PhotoReading.flag_confidence`), the reader's probability that the
+    box shows no tile, the tile it was read as, and whether it is held in doubt whatever the
+    threshold (``doubted``: the inks changed it; None: none is)."""
 
     right: np.ndarray
     confidence: np.ndarray
     not_tile: np.ndarray
     labels: np.ndarray
+    doubted: np.ndarray | None = None
 
     @property
     def jokers(self) -> np.ndarray:
         """Mask of the tiles read as jokers."""
         return self.labels == JOKER_INDEX
 
+    @property
+    def held(self) -> np.ndarray:
+        """Mask of the tiles held in doubt whatever the threshold (the inks changed them)."""
+        return np.zeros(len(self.right), bool) if self.doubted is None else np.asarray(self.doubted, bool)
+
 
 def tile_outcomes(photos, detector: Path | None, reader, cache: Path | None = None) -> TileOutcomes:
     """The outcome of every tile read in ``photos`` (tiles read on hidden tiles left out)."""
-    right, confidence, not_tile, labels = [], [], [], []
+    right, confidence, not_tile, labels, doubted = [], [], [], [], []
     for photo in photos:
         reading, _ = without_hidden(photo, decide_photo(see_photo(photo.image_path, detector, reader, cache), photo.kind))
         pairs = match(Detections(reading.boxes, np.ones(len(reading.boxes), np.float32)), photo.boxes, MATCH_IOU)
         for i, label in enumerate(reading.labels):
             right.append(i in pairs and label == photo.labels[pairs[i]])
-            confidence.append(reading.confidence[i])
+            confidence.append((reading.confidence if reading.flag_confidence is None else reading.flag_confidence)[i])
             not_tile.append(reading.not_tile[i])
             labels.append(label)
-    return TileOutcomes(np.array(right, bool), np.array(confidence, float), np.array(not_tile, float), np.array(labels, np.int64))
+            doubted.append(reading.changed_by_inks is not None and bool(reading.changed_by_inks[i]))
+    return TileOutcomes(
+        np.array(right, bool), np.array(confidence, float), np.array(not_tile, float), np.array(labels, np.int64),
+        np.array(doubted, bool),
+    )
 
 
-def flag_rates(right: np.ndarray, confidence: np.ndarray, threshold: float) -> tuple[float, float]:
-    """(share of wrong tiles flagged, share of right tiles flagged) at ``threshold``."""
+def flag_rates(
+    right: np.ndarray, confidence: np.ndarray, threshold: float, doubted: np.ndarray | None = None,
+) -> tuple[float, float]:
+    """(share of wrong tiles flagged, share of right tiles flagged) at ``threshold``; the tiles
+    ``doubted`` selects are flagged at every threshold."""
     flagged = confidence < threshold
+    if doubted is not None:
+        flagged = flagged | np.asarray(doubted, bool)
     wrong = ~right
     return (float(flagged[wrong].mean()) if wrong.any() else 1.0, float(flagged[right].mean()) if right.any() else 0.0)
 
 
-def choose_threshold(right: np.ndarray, confidence: np.ndarray, target_wrong: float, thresholds: Sequence[float] = THRESHOLDS) -> float:
-    """The lowest threshold flagging at least ``target_wrong`` of the wrong tiles (the highest if none does)."""
+def choose_threshold(
+    right: np.ndarray, confidence: np.ndarray, target_wrong: float, thresholds: Sequence[float] = THRESHOLDS,
+    doubted: np.ndarray | None = None,
+) -> float:
+    """The lowest threshold flagging at least ``target_wrong`` of the wrong tiles (the highest if none
+    does); the tiles ``doubted`` selects count as flagged at every threshold."""
     for threshold in thresholds:
-        if flag_rates(right, confidence, threshold)[0] >= target_wrong:
+        if flag_rates(right, confidence, threshold, doubted)[0] >= target_wrong:
             return float(threshold)
     return float(thresholds[-1])
 
@@ -104,12 +126,13 @@ def choose_threshold_each(groups: Sequence[TileOutcomes], target_wrong: float, t
     (a group without wrong tiles asks nothing: :func:`flag_rates` counts it all flagged)."""
     if not groups:
         raise ValueError("no tiles to calibrate on")
-    return max(choose_threshold(g.right, g.confidence, target_wrong, thresholds) for g in groups)
+    return max(choose_threshold(g.right, g.confidence, target_wrong, thresholds, g.held) for g in groups)
 
 
 def joined(groups: Sequence[TileOutcomes]) -> TileOutcomes:
     """The groups' tiles as one."""
-    return TileOutcomes(*(np.concatenate([getattr(g, f.name) for g in groups]) for f in fields(TileOutcomes)))
+    every = [replace(g, doubted=g.held) for g in groups]
+    return TileOutcomes(*(np.concatenate([getattr(g, f.name) for g in every]) for f in fields(TileOutcomes)))
 
 
 #: What a tile's number is worth on average (1..13), and what a joker left on a rack costs (standard rules).
@@ -133,7 +156,9 @@ def choose_joker_threshold(outcomes: TileOutcomes, general: float, target_wrong:
     jokers = outcomes.jokers
     if not (~outcomes.right[jokers]).any():
         return floor
-    return max(floor, choose_threshold(outcomes.right[jokers], outcomes.confidence[jokers], target_wrong, thresholds))
+    return max(floor, choose_threshold(
+        outcomes.right[jokers], outcomes.confidence[jokers], target_wrong, thresholds, outcomes.held[jokers],
+    ))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -163,29 +188,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             photos = [photo for name in names for photo in load_testset(args.testsets / name)]
             groups.append(tile_outcomes(photos, args.detector, reader, args.cache))
     outcomes = joined(groups)
-    right, confidence = outcomes.right, outcomes.confidence
-    print(f"{len(right)} tiles read, {int((~right).sum())} wrong")
+    right, confidence, held = outcomes.right, outcomes.confidence, outcomes.held
+    print(f"{len(right)} tiles read, {int((~right).sum())} wrong, {int(held.sum())} held in doubt whatever the threshold")
     if args.json:
         args.json.write_text(json.dumps({"right": right.tolist(), "confidence": confidence.tolist(),
                                          "not_tile": outcomes.not_tile.tolist(), "labels": outcomes.labels.tolist()}))
     for names, group in zip((args.set, args.unseen), groups):
-        alone = choose_threshold(group.right, group.confidence, args.target_wrong)
-        w, r = flag_rates(group.right, group.confidence, alone)
+        alone = choose_threshold(group.right, group.confidence, args.target_wrong, doubted=group.held)
+        w, r = flag_rates(group.right, group.confidence, alone, group.held)
         print(f"{' + '.join(names)}: {len(group.right)} tiles, {int((~group.right).sum())} wrong; alone {alone:.2f} "
               f"(wrong flagged {w:.3f}, right flagged {r:.3f})")
     print("threshold  wrong flagged  right flagged")
     for threshold in THRESHOLDS[::5]:
-        w, r = flag_rates(right, confidence, threshold)
+        w, r = flag_rates(right, confidence, threshold, held)
         print(f"  {threshold:.2f}      {w:.3f}          {r:.3f}")
     chosen = choose_threshold_each(groups, args.target_wrong)
-    w, r = flag_rates(right, confidence, chosen)
+    w, r = flag_rates(right, confidence, chosen, held)
     print(f"chosen uncertain_below {chosen:.2f}: wrong flagged {w:.3f}, right flagged {r:.3f}")
     jokers = outcomes.jokers
     joker_right, joker_confidence = right[jokers], confidence[jokers]
     print(f"{int(jokers.sum())} tiles read as jokers, {int((~joker_right).sum())} wrong; wrong-joker confidences: "
           + (" ".join(f"{c:.3f}" for c in sorted(joker_confidence[~joker_right])) or "-"))
     joker = choose_joker_threshold(outcomes, chosen, args.target_wrong_joker)
-    w, r = flag_rates(joker_right, joker_confidence, joker)
+    w, r = flag_rates(joker_right, joker_confidence, joker, held[jokers])
     print(f"chosen joker_uncertain_below {joker:.2f}: wrong jokers flagged {w:.3f}, right jokers flagged {r:.3f}")
     return 0
 

@@ -108,6 +108,12 @@ class PhotoReading:
     confidence: tuple[float, ...]
     not_tile: np.ndarray  # each kept box's non-tile probability (0 for a 53-class reader)
     dropped_boxes: np.ndarray  # (m, 4) boxes dropped as most probably not tiles
+    #: What a flag threshold sweep needs (:mod:`training.calibrate`), as the reading's flags are
+    #: decoding's flag at its threshold or the inks' doubt (:func:`vision.pipeline.doubted_without_inks`):
+    #: per tile the lower of its confidence with and without the inks, and whether the inks changed
+    #: it (flagged at every threshold). None: the same as ``confidence`` / none changed.
+    flag_confidence: tuple[float, ...] | None = None
+    changed_by_inks: np.ndarray | None = None
 
     @property
     def dropped(self) -> int:
@@ -265,9 +271,13 @@ def decide_photo(
     inked = probs if seen.inks is None or not len(probs) else weigh_colours(probs, seen.inks[keep])
     decoded = decode(inked, groups, STANDARD, require_valid_melds=kind == "table", settings=settings, tile_prob=tile_prob)
     doubted = doubted_without_inks(probs, inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
+    plain = decoded if inked is probs else decode(
+        probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings, tile_prob=tile_prob)
     return PhotoReading(
         kept.boxes, decoded.labels, tuple(bool(u or d) for u, d in zip(decoded.uncertain, doubted)), decoded.confidence,
         seen.not_tile[keep], seen.found.boxes[~keep],
+        tuple(min(a, b) for a, b in zip(decoded.confidence, plain.confidence)),
+        np.array(decoded.labels) != np.array(plain.labels),
     )
 
 
@@ -309,6 +319,8 @@ def without_hidden(photo: TestPhoto, reading: PhotoReading) -> tuple[PhotoReadin
     kept = PhotoReading(
         reading.boxes[keep], pick(reading.labels), pick(reading.uncertain), pick(reading.confidence),
         reading.not_tile[keep], reading.dropped_boxes,
+        None if reading.flag_confidence is None else pick(reading.flag_confidence),
+        None if reading.changed_by_inks is None else reading.changed_by_inks[keep],
     )
     return kept, int((~keep).sum())
 
