@@ -12,7 +12,7 @@ from solver.rules import STANDARD
 from solver.tiles import JOKER_INDEX, NUM_KINDS, Colour, Tile, parse_tile
 from vision.detections import Detections
 from vision.ink_colour import FLOOR, MIN_PER_COLOUR, InkModel, ink_directions, photo_inks, weigh_colours
-from vision.pipeline import decode_together, doubted_without_inks, read
+from vision.pipeline import decode_photo, decode_together, decoded_without_inks, doubted_without_inks, read
 from vision.profiles import TileProfile, TileSample
 from vision.reader import CropReading
 from vision.reading import ReadingKind
@@ -241,9 +241,12 @@ def test_a_tile_the_inks_read_otherwise_or_the_reader_doubts_is_held_in_doubt():
     inked = plain.copy()
     inked[0] = _two_way("k5", "b5", 0.1)[0]  # the inks read it otherwise
     inked[2] = _two_way("o9", "r9", 0.999)[0]  # the inks make a doubted tile sure
-    doubted = doubted_without_inks(plain, inked, [[0, 1, 2]], ReadingKind.RACK)
+    rack = [[0, 1, 2]]
+    with_inks = decode_photo(inked, rack, ReadingKind.RACK)
+    doubted = doubted_without_inks(decoded_without_inks(plain, inked, rack, ReadingKind.RACK), with_inks)
     assert doubted.tolist() == [True, False, True]
-    assert not doubted_without_inks(plain, plain.copy(), [[0, 1, 2]], ReadingKind.RACK).any()
+    assert decoded_without_inks(plain, plain.copy(), rack, ReadingKind.RACK) is None  # the inks changed nothing
+    assert not doubted_without_inks(None, decode_photo(plain, rack, ReadingKind.RACK)).any()
 
 
 def _seen(crops: np.ndarray, probs: np.ndarray):

@@ -77,10 +77,10 @@ from solver.tiles import NUM_KINDS, Tile
 from training.evaluate_suite import MIN_NUMBER_VISIBLE, on_hidden
 from training.testsets import TEST_SETS
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
-from vision.decoding import Decoding, decode
+from vision.decoding import Decoding
 from vision.detections import Detections, box_iou, box_overlap
 from vision.ink_colour import INK_MARGIN, ink_directions, weigh_colours
-from vision.pipeline import SeenTiles, adapted_by, doubted_without_inks
+from vision.pipeline import SeenTiles, adapted_by, decode_photo, decoded_without_inks, doubted_without_inks
 from vision.profiles import VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
 from vision.reading import ReadingKind
 from vision.session_memory import SessionMemory
@@ -247,17 +247,14 @@ def as_read(profile: TileProfile | None) -> Method:
     """What :func:`vision.read` decodes a photo with, with ``profile`` (or none): the probabilities
     adapted by its class means and weighed by the photo's own inks and its inks
     (:func:`vision.pipeline.adapted_by`), and the tiles the inks alone change or make sure held in
-    doubt (:func:`vision.pipeline.doubted_without_inks`)."""
+    doubt (:func:`_held_in_doubt`)."""
 
     def read(photo: SeenPhoto) -> tuple[np.ndarray, np.ndarray]:
         if photo.seen is None:
             adapted = photo.probs if profile is None else profile.adapt(photo.probs, photo.embeddings)
             return adapted, np.zeros(len(adapted), bool)
         plain, inked = adapted_by(profile, photo.seen)
-        doubted = doubted_without_inks(
-            plain, inked, photo.groups, ReadingKind(photo.kind), STANDARD, tile_prob=photo.seen.reading.tile_prob,
-        ) if len(inked) else np.zeros(0, bool)
-        return inked, doubted
+        return inked, _held_in_doubt(photo, plain, inked)
 
     return read
 
@@ -272,12 +269,19 @@ def inks_heard(profile: TileProfile, weight: float, floor: float) -> Method:
         if profile.inks is None or photo.seen is None or not len(plain):
             return plain, np.zeros(len(plain), bool)
         inked = profile.inks.adapt(plain, ink_directions(photo.seen.views[INK_MARGIN]), weight, floor)
-        doubted = doubted_without_inks(
-            plain, inked, photo.groups, ReadingKind(photo.kind), STANDARD, tile_prob=photo.seen.reading.tile_prob,
-        )
-        return inked, doubted
+        return inked, _held_in_doubt(photo, plain, inked)
 
     return read
+
+
+def _held_in_doubt(photo: SeenPhoto, plain: np.ndarray, inked: np.ndarray) -> np.ndarray:
+    """The tiles of ``photo`` the inks alone changed or made sure (``plain`` weighed into ``inked``),
+    as :func:`vision.read` holds them in doubt (:func:`vision.pipeline.doubted_without_inks`)."""
+    if not len(inked):
+        return np.zeros(0, bool)
+    kind = ReadingKind(photo.kind)
+    without = decoded_without_inks(plain, inked, photo.groups, kind, STANDARD, tile_prob=_tile_prob(photo))
+    return doubted_without_inks(without, _decoding(photo, inked))
 
 
 def score(photos: Sequence[SeenPhoto], adapt: Method) -> dict:
@@ -422,8 +426,12 @@ def calibrate(kind: Edition, rng: np.random.Generator, attempts: int = 3) -> tup
 def _decoding(photo: SeenPhoto, probs: np.ndarray) -> Decoding:
     """The rule-aware decoding of ``photo`` as :func:`vision.read` decodes it: the labels, and each
     tile's confidence and flag (which count the reader's doubt that a box shows a tile at all)."""
-    tile_prob = None if photo.seen is None else photo.seen.reading.tile_prob
-    return decode(probs, photo.groups, STANDARD, require_valid_melds=photo.kind == "table", tile_prob=tile_prob)
+    return decode_photo(probs, photo.groups, ReadingKind(photo.kind), STANDARD, tile_prob=_tile_prob(photo))
+
+
+def _tile_prob(photo: SeenPhoto) -> np.ndarray | None:
+    """Each detection's probability of being a tile at all, as decoding sees it (None: not kept)."""
+    return None if photo.seen is None else photo.seen.reading.tile_prob
 
 
 def _decoded(photo: SeenPhoto, probs: np.ndarray) -> np.ndarray:

@@ -36,10 +36,10 @@ from training.metrics import PRF, Reliability, iou_spread, match, multiset_score
 from training.real_data import DEFAULT_REAL, load_real_split
 from training.testsets import ALL_SETS, DEFAULT_OUT
 from training.tile_reading import load_any_reader, read_boxes, reader_source
-from vision.decoding import DEFAULT_SETTINGS, DecodingSettings, decode
+from vision.decoding import DEFAULT_SETTINGS, DecodingSettings
 from vision.detections import Detections, box_iou, box_overlap
 from vision.ink_colour import INK_MARGIN, INK_METHOD, ink_directions, weigh_colours
-from vision.pipeline import MIN_TILE_PROB, doubted_without_inks, kept_as_tiles
+from vision.pipeline import MIN_TILE_PROB, decode_photo, decoded_without_inks, doubted_without_inks, kept_as_tiles
 from vision.reading import ReadingKind
 
 #: Scale bands: a tile's longer side as a share of the photo's longer side.
@@ -269,10 +269,10 @@ def decide_photo(
     tile_prob = 1.0 - seen.not_tile[keep]
     groups = group_into_melds(kept, kind)
     inked = probs if seen.inks is None or not len(probs) else weigh_colours(probs, seen.inks[keep])
-    decoded = decode(inked, groups, STANDARD, require_valid_melds=kind == "table", settings=settings, tile_prob=tile_prob)
-    doubted = doubted_without_inks(probs, inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
-    plain = decoded if inked is probs else decode(
-        probs, groups, STANDARD, require_valid_melds=kind == "table", settings=settings, tile_prob=tile_prob)
+    decoded = decode_photo(inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
+    without = decoded_without_inks(probs, inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
+    doubted = doubted_without_inks(without, decoded)
+    plain = decoded if without is None else without
     return PhotoReading(
         kept.boxes, decoded.labels, tuple(bool(u or d) for u, d in zip(decoded.uncertain, doubted)), decoded.confidence,
         seen.not_tile[keep], seen.found.boxes[~keep],

@@ -83,8 +83,10 @@ def build_reading(
     settings: DecodingSettings = DEFAULT_SETTINGS,
     tile_prob: np.ndarray | None = None,
     doubted: np.ndarray | None = None,
+    decoding: Decoding | None = None,
 ) -> Reading:
-    """Decode ``probs`` with the rules and assemble the reading, tiles in layout order.
+    """Decode ``probs`` with the rules (:func:`decode_photo`; ``decoding``: that decoding, where the
+    caller has it) and assemble the reading, tiles in layout order.
 
     On a table every group is a meld the rules check; on a rack the groups are tiers, which give
     only the order of the tiles. ``tile_prob`` is each detection's probability of being a tile
@@ -95,7 +97,8 @@ def build_reading(
     if sorted(order) != list(range(len(detections))):
         raise ValueError("the layout must place every detected tile exactly once")
     is_table = kind is ReadingKind.TABLE
-    decoding: Decoding = decode(probs, groups, rules, require_valid_melds=is_table, settings=settings, tile_prob=tile_prob)
+    if decoding is None:
+        decoding = decode_photo(probs, groups, kind, rules, settings, tile_prob)
     position = {old: new for new, old in enumerate(order)}
     melds = tuple(tuple(position[i] for i in g) for g in groups) if is_table else ()
     boxes = tuple(tuple(float(v) for v in detections.boxes[old]) for old in order)
@@ -105,6 +108,21 @@ def build_reading(
         boxes, np.asarray(probs)[in_order], melds, _rows_of(decoding, order), rules, doubts,
     )
     return Reading(tiles, melds, problems, kind, image_size)
+
+
+def decode_photo(
+    probs: np.ndarray,
+    groups: list[list[int]],
+    kind: ReadingKind,
+    rules: RuleSet = STANDARD,
+    settings: DecodingSettings = DEFAULT_SETTINGS,
+    tile_prob: np.ndarray | None = None,
+) -> Decoding:
+    """One photo's tiles decoded with the rules: on a table its groups are melds the rules check, on a
+    rack only tiers (:func:`vision.decoding.decode`)."""
+    return decode(
+        probs, groups, rules, require_valid_melds=kind is ReadingKind.TABLE, settings=settings, tile_prob=tile_prob,
+    )
 
 
 def _rows_of(decoding: Decoding, rows: Sequence[int]) -> Decoding:
@@ -182,10 +200,10 @@ def decode_together(
     a rack's tiles only count. Each reading keeps its boxes, samples and marks (a tile like one the
     player removed, or one the inks alone changed or made sure, stays uncertain); a reading alone
     decodes as it was read. A reading that did not keep its tiles' probabilities
-    (:func:`decodable_again`: one read back from JSON) is left as it is, and its tiles count as known. ``on_table_before``: the tiles the table held at the last
-    turn, as the player confirmed them; none leaves the table, so the table photos' readings hold
-    each of them where a reading within ``repair_ratio`` allows (:func:`vision.decoding.decode`'s
-    floors).
+    (:func:`decodable_again`: one read back from JSON) is left as it is, and its tiles count as
+    known. ``on_table_before``: the tiles the table held at the last turn, as the player confirmed
+    them; none leaves the table, so the table photos' readings hold each of them where a reading
+    within ``repair_ratio`` allows (:func:`vision.decoding.decode`'s floors).
     """
     redo = [i for i, r in enumerate(readings) if decodable_again(r) and r.tiles]
     again = [readings[i] for i in redo]
@@ -345,7 +363,7 @@ def adapted_by(profile: TileProfile | None, seen: SeenTiles) -> tuple[np.ndarray
     return plain, weigh_colours(plain, directions, None if profile is None else profile.inks)
 
 
-def doubted_without_inks(
+def decoded_without_inks(
     plain: np.ndarray,
     inked: np.ndarray,
     groups: list[list[int]],
@@ -353,9 +371,16 @@ def doubted_without_inks(
     rules: RuleSet = STANDARD,
     settings: DecodingSettings = DEFAULT_SETTINGS,
     tile_prob: np.ndarray | None = None,
-) -> np.ndarray:
-    """(n,) bool: the tiles that, decoded from ``plain`` (without the inks: a profile's, or the photo's
-    own), are doubted or read otherwise than from ``inked``. They stay uncertain whatever the inks say.
+) -> Decoding | None:
+    """The photo decoded from ``plain`` (:func:`decode_photo`), the probabilities before the inks
+    weighed them into ``inked``; None where the inks changed nothing (:func:`doubted_without_inks`)."""
+    return None if np.array_equal(plain, inked) else decode_photo(plain, groups, kind, rules, settings, tile_prob)
+
+
+def doubted_without_inks(without: Decoding | None, with_inks: Decoding) -> np.ndarray:
+    """(n,) bool: the tiles that, decoded without the inks (``without``: :func:`decoded_without_inks`;
+    None where the inks changed nothing, and none is doubted), are doubted or read otherwise than in
+    ``with_inks``. They stay uncertain whatever the inks say.
 
     Why: the inks settle most colours the reader got wrong, but where they agree with a wrong
     reading (a navy blue whose ink looks like the set's black) they made it surer, and on the
@@ -363,11 +388,8 @@ def doubted_without_inks(
     doubt this way they were 7, for 51 more right tiles flagged (``models/reader.md``, "The set's
     inks"). The inks may settle a reading, never make a tile sure on their own.
     """
-    if np.array_equal(plain, inked):
-        return np.zeros(len(plain), bool)
-    is_table = kind is ReadingKind.TABLE
-    without = decode(plain, groups, rules, require_valid_melds=is_table, settings=settings, tile_prob=tile_prob)
-    with_inks = decode(inked, groups, rules, require_valid_melds=is_table, settings=settings, tile_prob=tile_prob)
+    if without is None:
+        return np.zeros(len(with_inks.labels), bool)
     return np.array(without.uncertain, bool) | (np.array(without.labels) != np.array(with_inks.labels))
 
 
@@ -413,22 +435,23 @@ def read(
         removed = memory.looks_removed(seen.reading.embeddings)
         like_removed = removed if like_removed is None else like_removed | removed
     groups = group_into_melds(seen.detections, reading_kind.value)
-    ink_doubt = doubted_without_inks(plain, probs, groups, reading_kind, rules, settings, seen.reading.tile_prob)
+    tile_prob = seen.reading.tile_prob
+    decoding = decode_photo(probs, groups, reading_kind, rules, settings, tile_prob)
+    ink_doubt = doubted_without_inks(
+        decoded_without_inks(plain, probs, groups, reading_kind, rules, settings, tile_prob), decoding,
+    )
+    removed = np.zeros(len(ink_doubt), bool) if like_removed is None else like_removed
     height, width = photo.shape[:2]
     reading = build_reading(
-        seen.detections, probs, groups, reading_kind, rules, (width, height), settings, seen.reading.tile_prob,
-        ink_doubt if like_removed is None else like_removed | ink_doubt,
+        seen.detections, probs, groups, reading_kind, rules, (width, height), settings, tile_prob, removed | ink_doubt,
+        decoding,
     )
     order = [i for g in groups for i in g]  # the reading's tile order
-    if memory is not None or like_removed is not None or ink_doubt.any():
-        heard = memory.heard(seen.reading.embeddings) if memory is not None else np.full(len(order), -1)
-        removed = np.zeros(len(order), bool) if like_removed is None else like_removed
-        reading = replace(reading, tiles=tuple(
-            replace(
-                tile, remembered=bool(heard[i] == tile.tile.index), like_removed=bool(removed[i]), ink_doubt=bool(ink_doubt[i]),
-            )
-            for tile, i in zip(reading.tiles, order)
-        ))
+    heard = memory.heard(seen.reading.embeddings) if memory is not None else np.full(len(order), -1)
+    reading = replace(reading, tiles=tuple(
+        replace(tile, remembered=bool(heard[i] == tile.tile.index), like_removed=bool(removed[i]), ink_doubt=bool(ink_doubt[i]))
+        for tile, i in zip(reading.tiles, order)
+    ))
     samples = tuple(
         TileSample(tile.tile, seen.views[:, i], seen.reading.embeddings[i], tile.box, probs[i], float(seen.reading.tile_prob[i]))
         for tile, i in zip(reading.tiles, order)
