@@ -34,9 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-from solver.i18n import TranslatableError
+from solver.i18n import TranslatableError, tr
 from solver.tiles import NUM_KINDS, Tile
-from vision.ink_colour import shows_every_ink
+from vision.ink_colour import MIN_PER_COLOUR, shows_every_ink
 from vision.profiles import NoTileSample, TileProfile, TileSample
 
 from .storage import data_dir
@@ -72,6 +72,15 @@ class ProfileSummary:
     #: Whether the profile holds enough tiles of every colour to learn the set's inks
     #: (:func:`vision.ink_colour.shows_every_ink`).
     inks: bool = False
+
+    def notes(self, lang: str) -> str:
+        """What the list of profiles (the *My tiles* page, ``rummikub tiles list``) adds after the
+        counts: the boxes it holds as no tile, and too few tiles of some colour to learn its inks."""
+        text = tr("; {count} box(es) that are no tile", lang, count=self.not_tiles) if self.not_tiles else ""
+        if not self.inks:
+            text += tr("; too few tiles of some colour to learn the set's inks ({count} of each are needed)",
+                       lang, count=MIN_PER_COLOUR)
+        return text
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,6 @@ import sys
 
 from solver.i18n import error_text, tile_label, tr
 from vision.calibration import CalibrationError, parse_layout
-from vision.ink_colour import MIN_PER_COLOUR
 
 from ..profile_store import ProfileError, ProfileStore, safe_name
 from .render import emit_json
@@ -140,16 +139,10 @@ def _run_list(args: argparse.Namespace) -> int:
         print(tr("No tile profiles yet: make one with rummikub calibrate.", args.lang))
     else:
         for p in listing.profiles:
-            line = tr(
+            print(tr(
                 "{name}: {tiles} tile(s) of {kinds} kind(s), {corrections} from corrections; changed {updated}",
                 args.lang, name=p.name, tiles=p.tiles, kinds=p.kinds, corrections=p.corrections, updated=p.updated,
-            )
-            if p.not_tiles:
-                line += tr("; {count} box(es) that are no tile", args.lang, count=p.not_tiles)
-            if not p.inks:
-                line += tr("; too few tiles of some colour to learn the set's inks ({count} of each are needed)",
-                           args.lang, count=MIN_PER_COLOUR)
-            print(line)
+            ) + p.notes(args.lang))
     return 0
 
 

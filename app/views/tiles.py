@@ -18,7 +18,6 @@ from app import tile_profiles
 from app.profile_store import ProfileError, safe_name
 from solver.i18n import error_text, tile_label, tr
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, CalibrationLayout, parse_layout
-from vision.ink_colour import MIN_PER_COLOUR
 from vision.profiles import NoTileSample, TileSample
 
 PENDING = "tiles_pending"
@@ -95,16 +94,10 @@ if listing.profiles:
     with st.expander(tr("Saved profiles ({n})", lang, n=len(listing.profiles))):
         for i, summary in enumerate(listing.profiles):
             c1, c2 = st.columns([4, 1], vertical_alignment="center")
-            line = tr(
+            c1.text(tr(
                 "{name}: {tiles} tile(s) of {kinds} kind(s), {corrections} from corrections", lang,
                 name=summary.name, tiles=summary.tiles, kinds=summary.kinds, corrections=summary.corrections,
-            )
-            if summary.not_tiles:
-                line += tr("; {count} box(es) that are no tile", lang, count=summary.not_tiles)
-            if not summary.inks:
-                line += tr("; too few tiles of some colour to learn the set's inks ({count} of each are needed)",
-                           lang, count=MIN_PER_COLOUR)
-            c1.text(line)
+            ) + summary.notes(lang))
             c2.button(tr("Delete", lang), key=f"tiles_delete_{i}", on_click=delete, args=(summary.name,))
             if summary.not_tiles:
                 c1.button(
