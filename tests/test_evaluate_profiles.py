@@ -236,6 +236,27 @@ def test_the_removal_study_reads_a_photo_as_the_app_does_with_the_sessions_memor
     assert kept is not None and non_tiles.tolist() == [False] * 4 + [True]
 
 
+def test_the_removal_study_flags_a_tile_the_photos_own_inks_alone_settled_as_the_app_does():
+    """Without a profile the photo's own inks weigh each colour (vision.read's path), and the tile
+    they alone settled (a navy 5 the reader takes for black at 60 %) is read blue and flagged."""
+    from dataclasses import replace
+
+    from solver.tiles import Colour
+    from tests.test_ink_colour import EVERY_COLOUR, _crop, _seen, _two_way
+    from vision.session_memory import SessionMemory
+
+    probs = np.concatenate([_two_way(name, "r13", 0.95) for _, name in EVERY_COLOUR] + [_two_way("k5", "b5", 0.6)])
+    crops = np.stack([_crop(colour, seed=i) for i, (colour, _) in enumerate(EVERY_COLOUR)] + [_crop(Colour.BLUE, "5", seed=99)])
+    seen = _seen(crops, probs)
+    truth = [parse_tile(name).index for _, name in EVERY_COLOUR] + [parse_tile("b5").index]
+    photo = ep._photo_of(seen, seen.detections.boxes, truth, "rack", None)
+    labels, flagged = ep._read_with_memory(photo, SessionMemory())
+    assert labels.tolist() == truth and flagged.tolist() == [False] * len(EVERY_COLOUR) + [True]
+    without_crops = replace(photo, seen=None)  # no crops kept: no inks, the reader's black 5 as it was
+    labels, flagged = ep._read_with_memory(without_crops, SessionMemory())
+    assert labels[-1] == parse_tile("k5").index and flagged.tolist() == [False] * len(EVERY_COLOUR) + [True]
+
+
 def test_a_table_photographed_again_keeps_its_distractors_in_order_and_moves_them_with_it():
     from dataclasses import replace
 
@@ -274,16 +295,23 @@ def test_a_method_then_the_gated_mix_mixes_the_profile_into_its_output():
     assert mixed[0, r5] > 0.5 and mixed[0, r6] < 0.5  # the profile's word, on top of the method's
 
 
-def test_score_counts_wrong_tiles_shown_as_sure_and_right_tiles_flagged_with_the_methods_doubts():
+def test_score_counts_wrong_tiles_shown_as_sure_and_right_tiles_flagged_with_the_inks_doubt():
     r5, r6, b7 = (parse_tile(t).index for t in ("r5", "r6", "b7"))
     photo = _photo([r5, r6, b7], [r6, r6, b7])  # the first read wrong, all three surely
     plain = ep.score([photo], ep.on_probs(lambda p, e: p))
     assert (plain["wrong_shown_sure"], plain["right_flagged"]) == (1, 0)
 
-    def doubting(shown: list[bool]):
-        return lambda p: (p.probs, np.array(shown))
+    def settled_by_the_inks(rows: list[int]):
+        """A method whose inks alone made ``rows`` sure: before them the reader was torn."""
 
-    assert ep.score([photo], doubting([True, False, True])) == plain | {"wrong_shown_sure": 0, "right_flagged": 1}
+        def read(p):
+            before = p.probs.copy()
+            before[rows] = 1.0 / before.shape[1]
+            return before, p.probs
+
+        return read
+
+    assert ep.score([photo], settled_by_the_inks([0, 2])) == plain | {"wrong_shown_sure": 0, "right_flagged": 1}
 
 
 def test_the_profile_as_read_holds_in_doubt_what_its_inks_alone_change():
@@ -298,8 +326,10 @@ def test_the_profile_as_read_holds_in_doubt_what_its_inks_alone_change():
     b5, r3, o9 = (parse_tile(t).index for t in ("b5", "r3", "o9"))
     photo = ep._photo_of(seen, seen.detections.boxes, [b5, r3, o9], "rack", None)
     profile = TileProfile.from_samples("mine", _calibration())
-    inked, doubted = ep.as_read(profile)(photo)
-    assert inked.argmax(axis=1).tolist() == [b5, r3, o9] and doubted.tolist() == [True, False, False]
+    plain, inked = ep.as_read(profile)(photo)
+    np.testing.assert_allclose(plain, profile.adapt(photo.probs, photo.embeddings))
+    assert inked.argmax(axis=1).tolist() == [b5, r3, o9]
+    assert ep._decided(photo, plain, inked).ink_doubt.tolist() == [True, False, False]
     scored = ep.score([photo], ep.as_read(profile))
     assert scored["f1"] == 1.0 and (scored["wrong_shown_sure"], scored["right_flagged"]) == (0, 1)
     without = ep.score([photo], ep.on_probs(profile.adapt))

@@ -12,7 +12,7 @@ from solver.rules import STANDARD
 from solver.tiles import JOKER_INDEX, NUM_KINDS, Colour, Tile, parse_tile
 from vision.detections import Detections
 from vision.ink_colour import FLOOR, MIN_PER_COLOUR, InkModel, ink_directions, photo_inks, weigh_colours
-from vision.pipeline import decode_photo, decode_together, decoded_without_inks, doubted_without_inks, read
+from vision.pipeline import decode_photo, decode_together, decode_with_inks, read
 from vision.profiles import TileProfile, TileSample
 from vision.reader import CropReading
 from vision.reading import ReadingKind
@@ -242,11 +242,13 @@ def test_a_tile_the_inks_read_otherwise_or_the_reader_doubts_is_held_in_doubt():
     inked[0] = _two_way("k5", "b5", 0.1)[0]  # the inks read it otherwise
     inked[2] = _two_way("o9", "r9", 0.999)[0]  # the inks make a doubted tile sure
     rack = [[0, 1, 2]]
-    with_inks = decode_photo(inked, rack, ReadingKind.RACK)
-    doubted = doubted_without_inks(decoded_without_inks(plain, inked, rack, ReadingKind.RACK), with_inks)
-    assert doubted.tolist() == [True, False, True]
-    assert decoded_without_inks(plain, plain.copy(), rack, ReadingKind.RACK) is None  # the inks changed nothing
-    assert not doubted_without_inks(None, decode_photo(plain, rack, ReadingKind.RACK)).any()
+    decided = decode_with_inks(plain, inked, rack, ReadingKind.RACK)
+    assert decided.decoding.labels == decode_photo(inked, rack, ReadingKind.RACK).labels  # what is shown
+    assert decided.plain.labels == decode_photo(plain, rack, ReadingKind.RACK).labels
+    assert decided.plain.labels[0] == parse_tile("k5").index and decided.decoding.labels[0] == parse_tile("b5").index
+    assert decided.ink_doubt.tolist() == [True, False, True]
+    same = decode_with_inks(plain, plain.copy(), rack, ReadingKind.RACK)  # the inks changed nothing
+    assert same.without is None and same.plain is same.decoding and not same.ink_doubt.any()
 
 
 def _seen(crops: np.ndarray, probs: np.ndarray):

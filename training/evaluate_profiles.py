@@ -80,7 +80,7 @@ from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import Decoding
 from vision.detections import Detections, box_iou, box_overlap
 from vision.ink_colour import INK_MARGIN, ink_directions, weigh_colours
-from vision.pipeline import SeenTiles, adapted_by, decode_photo, decoded_without_inks, doubted_without_inks
+from vision.pipeline import InkedDecoding, SeenTiles, adapted_by, decode_photo, decode_with_inks
 from vision.profiles import VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
 from vision.reading import ReadingKind
 from vision.session_memory import SessionMemory
@@ -234,27 +234,32 @@ def _prf(tp: int, n_read: int, n_true: int) -> dict[str, float]:
     return {"precision": precision, "recall": recall, "f1": f1}
 
 
-#: A method as :func:`score` takes one: a photo's probabilities, and the tiles held in doubt whatever decoding says.
+#: A method as :func:`score` takes one: a photo's probabilities before the inks weighed them and
+#: after (the same array where a method hears no inks), decoded as :func:`vision.read` decodes them
+#: (:func:`_decided`).
 Method = Callable[["SeenPhoto"], tuple[np.ndarray, np.ndarray]]
 
 
 def on_probs(adapt: Adapter) -> Method:
-    """A method that sees only the reader's probabilities and embeddings, and holds no tile in doubt."""
-    return lambda photo: (adapt(photo.probs, photo.embeddings), np.zeros(len(photo.probs), bool))
+    """A method that sees only the reader's probabilities and embeddings (no inks, so no tile held in doubt)."""
+
+    def read(photo: SeenPhoto) -> tuple[np.ndarray, np.ndarray]:
+        adapted = adapt(photo.probs, photo.embeddings)
+        return adapted, adapted
+
+    return read
 
 
 def as_read(profile: TileProfile | None) -> Method:
     """What :func:`vision.read` decodes a photo with, with ``profile`` (or none): the probabilities
-    adapted by its class means and weighed by the photo's own inks and its inks
-    (:func:`vision.pipeline.adapted_by`), and the tiles the inks alone change or make sure held in
-    doubt (:func:`_held_in_doubt`)."""
+    adapted by its class means, before and after they are weighed by the photo's own inks and the
+    profile's (:func:`vision.pipeline.adapted_by`; no inks where the photo's crops were not kept)."""
 
     def read(photo: SeenPhoto) -> tuple[np.ndarray, np.ndarray]:
         if photo.seen is None:
             adapted = photo.probs if profile is None else profile.adapt(photo.probs, photo.embeddings)
-            return adapted, np.zeros(len(adapted), bool)
-        plain, inked = adapted_by(profile, photo.seen)
-        return inked, _held_in_doubt(photo, plain, inked)
+            return adapted, adapted
+        return adapted_by(profile, photo.seen)
 
     return read
 
@@ -267,32 +272,30 @@ def inks_heard(profile: TileProfile, weight: float, floor: float) -> Method:
     def read(photo: SeenPhoto) -> tuple[np.ndarray, np.ndarray]:
         plain = profile.adapt(photo.probs, photo.embeddings)
         if profile.inks is None or photo.seen is None or not len(plain):
-            return plain, np.zeros(len(plain), bool)
-        inked = profile.inks.adapt(plain, ink_directions(photo.seen.views[INK_MARGIN]), weight, floor)
-        return inked, _held_in_doubt(photo, plain, inked)
+            return plain, plain
+        return plain, profile.inks.adapt(plain, ink_directions(photo.seen.views[INK_MARGIN]), weight, floor)
 
     return read
 
 
-def _held_in_doubt(photo: SeenPhoto, plain: np.ndarray, inked: np.ndarray) -> np.ndarray:
-    """The tiles of ``photo`` the inks alone changed or made sure (``plain`` weighed into ``inked``),
-    as :func:`vision.read` holds them in doubt (:func:`vision.pipeline.doubted_without_inks`)."""
-    if not len(inked):
-        return np.zeros(0, bool)
-    kind = ReadingKind(photo.kind)
-    without = decoded_without_inks(plain, inked, photo.groups, kind, STANDARD, tile_prob=_tile_prob(photo))
-    return doubted_without_inks(without, _decoding(photo, inked))
+def _decided(photo: SeenPhoto, plain: np.ndarray, inked: np.ndarray) -> InkedDecoding:
+    """``photo`` decoded as :func:`vision.read` decodes it from ``inked`` (its tiles' probabilities
+    with the inks weighed in; ``plain`` before): the decoding shown, and the tiles the inks alone
+    settled, held in doubt (:func:`vision.pipeline.decode_with_inks`)."""
+    return decode_with_inks(plain, inked, photo.groups, ReadingKind(photo.kind), STANDARD, tile_prob=_tile_prob(photo))
 
 
 def score(photos: Sequence[SeenPhoto], adapt: Method) -> dict:
     """End-to-end F1 (decoded), photos read exactly, and on the detections that match a labelled
     tile: their share of the labelled tiles (the detector's part), the classifier's accuracy and
     the decoded reading's (the part a profile can change), wrong tiles shown as sure and right
-    tiles flagged. ``adapt`` gives a photo's probabilities and doubts (:func:`on_probs`, :func:`as_read`)."""
+    tiles flagged. ``adapt`` gives a photo's probabilities before and after the inks (:func:`on_probs`,
+    :func:`as_read`), decoded once as :func:`vision.read` decodes them (:func:`_decided`)."""
     tp = n_read = n_true = exact = correct = decoded_right = matched = wrong_sure = right_flagged = 0
     for photo in photos:
-        probs, doubted = adapt(photo)
-        decoding = _decoding(photo, probs) if len(probs) else None
+        plain, probs = adapt(photo)
+        decided = _decided(photo, plain, probs) if len(probs) else None
+        decoding = None if decided is None else decided.decoding
         labels = np.zeros(0, int) if decoding is None else np.array(decoding.labels, int)
         hits, shown, truth = _tallies(photo, labels)
         tp, n_read, n_true = tp + hits, n_read + shown, n_true + truth
@@ -303,7 +306,7 @@ def score(photos: Sequence[SeenPhoto], adapt: Method) -> dict:
             correct += int((np.argmax(probs, axis=1)[known] == photo.matched[known]).sum())
             right = known & (labels == photo.matched)
             decoded_right += int(right.sum())
-            flagged = np.array(decoding.uncertain, bool) | doubted
+            flagged = np.array(decoding.uncertain, bool) | decided.ink_doubt
             wrong_sure += int((known & ~right & ~flagged).sum())
             right_flagged += int((right & flagged).sum())
     return {
@@ -447,8 +450,8 @@ def _misread(photo: SeenPhoto, labels: np.ndarray) -> list[tuple[int, int]]:
 
 
 def _misread_with(photo: SeenPhoto, profile: TileProfile | None) -> list[tuple[int, int]]:
-    """:func:`_misread` of ``photo`` decoded with ``profile`` adapting the reader (or none)."""
-    probs = photo.probs if profile is None else as_read(profile)(photo)[0]
+    """:func:`_misread` of ``photo`` decoded as read with ``profile`` adapting the reader (or none)."""
+    probs = as_read(profile)(photo)[1]
     return _misread(photo, _decoded(photo, probs))
 
 
@@ -666,10 +669,21 @@ def photographed_again(scene: Scene, rng: np.random.Generator) -> Scene:
     return replace(scene, image=image, tiles=tuple(tiles), hidden=tuple(hidden), distractors=distractors)
 
 
-def _read_with(photo: SeenPhoto, profile: TileProfile) -> tuple[SeenPhoto, np.ndarray]:
-    """``photo`` as :func:`vision.read` sees it with ``profile`` (:func:`vouched`) and the adapted probabilities."""
-    photo = vouched(photo, profile)
-    return photo, as_read(profile)(photo)[0]
+#: A photo as some reading sees it, and its tiles' probabilities before and after the inks (:data:`Method`).
+Read = tuple[SeenPhoto, np.ndarray, np.ndarray]
+
+
+def _read_with(photo: SeenPhoto, profile: TileProfile | None) -> Read:
+    """``photo`` as :func:`vision.read` sees it with ``profile`` (:func:`vouched`; or none) and its probabilities."""
+    if profile is not None:
+        photo = vouched(photo, profile)
+    return (photo, *as_read(profile)(photo))
+
+
+def _remembering(read: Read, memory: SessionMemory) -> Read:
+    """``read`` with the session's ``memory`` heard, before and after the inks alike, as :func:`vision.read` hears it."""
+    photo, plain, inked = read
+    return photo, memory.adapt(plain, photo.embeddings), memory.adapt(inked, photo.embeddings)
 
 
 def session_memory(photo: SeenPhoto, wrong: Sequence[tuple[int, int]]) -> SessionMemory:
@@ -708,7 +722,7 @@ def retake_study(
     for _ in range(count):
         scene = test_scene(kind, rng, recipe=recipe)
         first = _scene_photo(scene)
-        seen, probs = _read_with(first, alone)
+        seen, _, probs = _read_with(first, alone)
         labels = _decoded(seen, probs)
         wrong = _misread(seen, labels)
         samples = {"photo": [TileSample(Tile.from_index(int(k)), seen.seen.views[:, j], seen.embeddings[j]) for j, k in enumerate(labels)]}
@@ -727,33 +741,30 @@ def retake_study(
             **{f"corrections heard from cosine {c:g}": replace(taught, remembered_from=c) for c in remembered_from},
         }
         read = {name: _read_with(again, profile) for name, profile in profiles.items()}
-        plain = _decoded(first, first.probs)
-        unprofiled = _misread(first, plain)  # what a player without a profile corrects
+        unprofiled = _misread(first, _decoded(first, as_read(None)(first)[1]))  # what a player without a profile corrects
         memory = session_memory(first, unprofiled)
-        read["no profile"] = (again, again.probs)
+        read["no profile"] = _read_with(again, None)
         beside = session_memory(seen, wrong)  # the calibration profile's misreads, remembered by the photo
-        seen_again, probs = read["calibration only"]
-        read["calibration only, corrections remembered for the session"] = (seen_again, beside.adapt(probs, seen_again.embeddings))
-        taught_again, probs = read["corrections remembered (shipped)"]  # teaching on, and the session's memory
-        read["corrections remembered (shipped) and for the session"] = (taught_again, beside.adapt(probs, taught_again.embeddings))
-        read["no profile, corrections remembered for the session"] = (again, memory.adapt(again.probs, again.embeddings))
+        read["calibration only, corrections remembered for the session"] = _remembering(read["calibration only"], beside)
+        shipped = read["corrections remembered (shipped)"]  # teaching on, and the session's memory
+        read["corrections remembered (shipped) and for the session"] = _remembering(shipped, beside)
+        read["no profile, corrections remembered for the session"] = _remembering(read["no profile"], memory)
         for w in memory_weights:
-            read[f"no profile, remembered for the session at weight {w:g}"] = (
-                again, replace(memory, weight=w).adapt(again.probs, again.embeddings))
-            read[f"corrections remembered (shipped) and for the session at weight {w:g}"] = (
-                taught_again, replace(beside, weight=w).adapt(read["corrections remembered (shipped)"][1], taught_again.embeddings))
-        for name, (read_again, probs_again) in read.items():
+            read[f"no profile, remembered for the session at weight {w:g}"] = _remembering(read["no profile"], replace(memory, weight=w))
+            read[f"corrections remembered (shipped) and for the session at weight {w:g}"] = _remembering(shipped, replace(beside, weight=w))
+        for name, (read_again, plain_again, probs_again) in read.items():
             total = totals.setdefault(name, Counter())
             made = unprofiled if name.startswith("no profile") else wrong
-            decoding = _decoding(read_again, probs_again)
+            decided = _decided(read_again, plain_again, probs_again)
+            decoding, flagged = decided.decoding, np.array(decided.decoding.uncertain, bool) | decided.ink_doubt
             labels_again = np.array(decoding.labels, int)
             wrong_again = _misread(read_again, labels_again)
             hits, shown, truth = _tallies(read_again, labels_again)
             corrected = {true for _, true in made}
             total.update(corrected=len(made), wrong=len(wrong_again), tp=hits, read=shown, true=truth,
                          wrong_of_corrected_classes=sum(true in corrected for _, true in wrong_again),
-                         wrong_shown_sure=sum(not decoding.uncertain[j] for j, _ in wrong_again),
-                         right_flagged=sum(decoding.uncertain[j] for j in np.flatnonzero(read_again.matched >= 0)
+                         wrong_shown_sure=sum(not flagged[j] for j, _ in wrong_again),
+                         right_flagged=sum(flagged[j] for j in np.flatnonzero(read_again.matched >= 0)
                                            if labels_again[j] == read_again.matched[j]))
     return {name: {**dict(t), **{k: round(v, 4) for k, v in _prf(t["tp"], t["read"], t["true"]).items()}}
             for name, t in totals.items()}
@@ -797,10 +808,12 @@ def _objects_under(boxes: np.ndarray, objects: Sequence[Sequence[float]]) -> lis
 
 
 def _read_with_memory(photo: SeenPhoto, memory: SessionMemory) -> tuple[np.ndarray, np.ndarray]:
-    """(labels, flagged) per detection of ``photo`` as :func:`vision.read` reads it with the session's
-    ``memory``: the changes heard, and a box like a removed one flagged."""
-    decoding = _decoding(photo, memory.adapt(photo.probs, photo.embeddings))
-    return np.array(decoding.labels, int), np.array(decoding.uncertain, bool) | memory.looks_removed(photo.embeddings)
+    """(labels, flagged) per detection of ``photo`` as :func:`vision.read` reads it without a profile,
+    with the session's ``memory``: the changes heard, and a box like a removed one, or one the inks
+    alone settled, flagged."""
+    decided = _decided(*_remembering(_read_with(photo, None), memory))
+    flagged = np.array(decided.decoding.uncertain, bool) | decided.ink_doubt | memory.looks_removed(photo.embeddings)
+    return np.array(decided.decoding.labels, int), flagged
 
 
 def removal_study(
@@ -846,7 +859,7 @@ def removal_study(
         first, first_non_tiles = with_dropped_non_tiles(_scene_photo(scene))
         if not len(first.embeddings):
             continue
-        labels = _decoded(first, first.probs)
+        labels = _decoded(first, as_read(None)(first)[1])
         samples = {"photo": [TileSample(Tile.from_index(int(k)), first.seen.views[:, j], first.embeddings[j],
                                         tuple(float(v) for v in first.detections.boxes[j])) for j, k in enumerate(labels)]}
         changed = [(("photo", j), Tile.from_index(true)) for j, true in _misread(first, labels)]

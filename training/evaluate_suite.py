@@ -39,7 +39,7 @@ from training.tile_reading import load_any_reader, read_boxes, reader_source
 from vision.decoding import DEFAULT_SETTINGS, DecodingSettings
 from vision.detections import Detections, box_iou, box_overlap
 from vision.ink_colour import INK_MARGIN, INK_METHOD, ink_directions, weigh_colours
-from vision.pipeline import MIN_TILE_PROB, decode_photo, decoded_without_inks, doubted_without_inks, kept_as_tiles
+from vision.pipeline import MIN_TILE_PROB, decode_with_inks, kept_as_tiles
 from vision.reading import ReadingKind
 
 #: Scale bands: a tile's longer side as a share of the photo's longer side.
@@ -109,7 +109,7 @@ class PhotoReading:
     not_tile: np.ndarray  # each kept box's non-tile probability (0 for a 53-class reader)
     dropped_boxes: np.ndarray  # (m, 4) boxes dropped as most probably not tiles
     #: What a flag threshold sweep needs (:mod:`training.calibrate`), as the reading's flags are
-    #: decoding's flag at its threshold or the inks' doubt (:func:`vision.pipeline.doubted_without_inks`):
+    #: decoding's flag at its threshold or the inks' doubt (:attr:`vision.pipeline.InkedDecoding.ink_doubt`):
     #: per tile the lower of its confidence with and without the inks, and whether the inks changed
     #: it (flagged at every threshold). None: the same as ``confidence`` / none changed.
     flag_confidence: tuple[float, ...] | None = None
@@ -260,7 +260,7 @@ def decide_photo(
     """Drop the boxes more likely not tiles, group the rest as the layout does, decode as :func:`vision.read`
     decodes without a profile: each colour weighed by the photo's own inks where its ink directions
     are known (:func:`vision.ink_colour.weigh_colours`), and what the inks alone change or make sure
-    held in doubt (:func:`vision.pipeline.doubted_without_inks`)."""
+    held in doubt (:attr:`vision.pipeline.InkedDecoding.ink_doubt`)."""
     from vision.meld_grouping import group_into_melds
 
     keep = kept_as_tiles(seen.found, 1.0 - seen.not_tile, min_tile_prob)
@@ -269,10 +269,8 @@ def decide_photo(
     tile_prob = 1.0 - seen.not_tile[keep]
     groups = group_into_melds(kept, kind)
     inked = probs if seen.inks is None or not len(probs) else weigh_colours(probs, seen.inks[keep])
-    decoded = decode_photo(inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
-    without = decoded_without_inks(probs, inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
-    doubted = doubted_without_inks(without, decoded)
-    plain = decoded if without is None else without
+    decided = decode_with_inks(probs, inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
+    decoded, plain, doubted = decided.decoding, decided.plain, decided.ink_doubt
     return PhotoReading(
         kept.boxes, decoded.labels, tuple(bool(u or d) for u, d in zip(decoded.uncertain, doubted)), decoded.confidence,
         seen.not_tile[keep], seen.found.boxes[~keep],

@@ -26,7 +26,7 @@ four inks for sure (a profile's, :attr:`vision.profiles.TileProfile.inks`). Both
 order, each where known (:func:`weigh_colours`). One model of the inks fitted on every training
 edition at once made reading worse (inks differ too much from set to set), which is why the inks
 are always one set's. What the inks alone would change or make sure
-stays unsure (:func:`vision.pipeline.doubted_without_inks`).
+stays unsure (:attr:`vision.pipeline.InkedDecoding.ink_doubt`).
 
 Measured on the edition kept for choosing (``python -m training.evaluate_profiles --editions
 selection-heavy --seed S --test-set T --skip-real --ink-settings ...``, and ``python -m

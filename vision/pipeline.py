@@ -355,7 +355,7 @@ def adapted_by(profile: TileProfile | None, seen: SeenTiles) -> tuple[np.ndarray
     player's ``profile`` (its class means, :meth:`TileProfile.adapt`), and that with each colour
     weighed by the set's inks (the photo's own sure tiles', then the profile's:
     :func:`vision.ink_colour.weigh_colours`). The second is decoded; the first is what
-    :func:`doubted_without_inks` weighs it against."""
+    :class:`InkedDecoding` weighs it against."""
     plain = seen.reading.probs if profile is None else profile.adapt(seen.reading.probs, seen.reading.embeddings)
     if not len(plain):
         return plain, plain
@@ -363,7 +363,41 @@ def adapted_by(profile: TileProfile | None, seen: SeenTiles) -> tuple[np.ndarray
     return plain, weigh_colours(plain, directions, None if profile is None else profile.inks)
 
 
-def decoded_without_inks(
+@dataclass(frozen=True, eq=False)
+class InkedDecoding:
+    """A photo's tiles decoded from their probabilities with the inks weighed in (what the reading
+    shows), and from those before the inks where the two differ (:func:`decode_with_inks`)."""
+
+    decoding: Decoding
+    #: The decoding without the inks; None where the inks changed no probability.
+    without: Decoding | None = None
+
+    @property
+    def plain(self) -> Decoding:
+        """The tiles decoded without the inks (the same decoding where they changed nothing)."""
+        return self.decoding if self.without is None else self.without
+
+    @property
+    def ink_doubt(self) -> np.ndarray:
+        """(n,) bool: the tiles that, decoded without the inks, are doubted or read otherwise than
+        with them (none where the inks changed nothing). They stay uncertain whatever the inks say.
+
+        Why: the inks settle most colours the reader got wrong, but where they agree with a wrong
+        reading (a navy blue whose ink looks like the set's black) they made it surer, and on the
+        edition kept for choosing wrong tiles shown as sure rose from 9 to 16 of about 2,700; held
+        in doubt this way they were 7, for 51 more right tiles flagged (``models/reader.md``, "The
+        set's inks"). The inks may settle a reading, never make a tile sure on their own. Holding
+        only the tiles doubted below some lower confidence shows more wrong tiles as sure, and the
+        flag threshold's rule would then rise and flag more right tiles than that spares (the
+        card's "Studies of session 38").
+        """
+        if self.without is None:
+            return np.zeros(len(self.decoding.labels), bool)
+        read_otherwise = np.array(self.without.labels) != np.array(self.decoding.labels)
+        return np.array(self.without.uncertain, bool) | read_otherwise
+
+
+def decode_with_inks(
     plain: np.ndarray,
     inked: np.ndarray,
     groups: list[list[int]],
@@ -371,26 +405,14 @@ def decoded_without_inks(
     rules: RuleSet = STANDARD,
     settings: DecodingSettings = DEFAULT_SETTINGS,
     tile_prob: np.ndarray | None = None,
-) -> Decoding | None:
-    """The photo decoded from ``plain`` (:func:`decode_photo`), the probabilities before the inks
-    weighed them into ``inked``; None where the inks changed nothing (:func:`doubted_without_inks`)."""
-    return None if np.array_equal(plain, inked) else decode_photo(plain, groups, kind, rules, settings, tile_prob)
-
-
-def doubted_without_inks(without: Decoding | None, with_inks: Decoding) -> np.ndarray:
-    """(n,) bool: the tiles that, decoded without the inks (``without``: :func:`decoded_without_inks`;
-    None where the inks changed nothing, and none is doubted), are doubted or read otherwise than in
-    ``with_inks``. They stay uncertain whatever the inks say.
-
-    Why: the inks settle most colours the reader got wrong, but where they agree with a wrong
-    reading (a navy blue whose ink looks like the set's black) they made it surer, and on the
-    edition kept for choosing wrong tiles shown as sure rose from 9 to 16 of about 2,700; held in
-    doubt this way they were 7, for 51 more right tiles flagged (``models/reader.md``, "The set's
-    inks"). The inks may settle a reading, never make a tile sure on their own.
-    """
-    if without is None:
-        return np.zeros(len(with_inks.labels), bool)
-    return np.array(without.uncertain, bool) | (np.array(without.labels) != np.array(with_inks.labels))
+) -> InkedDecoding:
+    """Decode ``inked`` (the probabilities with each colour weighed by the inks, :func:`adapted_by`)
+    and, where they differ, ``plain`` (the same before the inks): one photo's decodings as every
+    reading takes them, :func:`read` and the evaluations alike."""
+    decoding = decode_photo(inked, groups, kind, rules, settings, tile_prob)
+    if np.array_equal(plain, inked):
+        return InkedDecoding(decoding)
+    return InkedDecoding(decoding, decode_photo(plain, groups, kind, rules, settings, tile_prob))
 
 
 def read(
@@ -415,7 +437,7 @@ def read(
     of one as the player set it, and a near copy of a box the player removed is flagged. Each tile's
     colour is weighed by the set's inks: the photo's own sure tiles', then the profile's
     (:func:`adapted_by`, :mod:`vision.ink_colour`); what the inks alone change or make sure stays
-    uncertain (:func:`doubted_without_inks`). Raises
+    uncertain (:attr:`InkedDecoding.ink_doubt`). Raises
     :class:`vision.images.ImageError` for what is not a readable photo and
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
@@ -436,15 +458,13 @@ def read(
         like_removed = removed if like_removed is None else like_removed | removed
     groups = group_into_melds(seen.detections, reading_kind.value)
     tile_prob = seen.reading.tile_prob
-    decoding = decode_photo(probs, groups, reading_kind, rules, settings, tile_prob)
-    ink_doubt = doubted_without_inks(
-        decoded_without_inks(plain, probs, groups, reading_kind, rules, settings, tile_prob), decoding,
-    )
+    decided = decode_with_inks(plain, probs, groups, reading_kind, rules, settings, tile_prob)
+    ink_doubt = decided.ink_doubt
     removed = np.zeros(len(ink_doubt), bool) if like_removed is None else like_removed
     height, width = photo.shape[:2]
     reading = build_reading(
         seen.detections, probs, groups, reading_kind, rules, (width, height), settings, tile_prob, removed | ink_doubt,
-        decoding,
+        decided.decoding,
     )
     order = [i for g in groups for i in g]  # the reading's tile order
     heard = memory.heard(seen.reading.embeddings) if memory is not None else np.full(len(order), -1)

@@ -71,7 +71,7 @@ class ReadTile:
     in the session as no tile (:mod:`vision.session_memory`), or one the tile profile holds as no
     tile (:meth:`vision.profiles.TileProfile.looks_like_no_tile`); it is then ``uncertain`` too.
     ``ink_doubt`` says that read without the player's inks (:mod:`vision.ink_colour`) it was doubted
-    or read otherwise (:func:`vision.pipeline.doubted_without_inks`); it is then ``uncertain`` too,
+    or read otherwise (:attr:`vision.pipeline.InkedDecoding.ink_doubt`); it is then ``uncertain`` too,
     whatever a later decoding says. None of the three is in :meth:`to_json`.
     """
 
