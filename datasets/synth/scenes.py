@@ -189,13 +189,6 @@ def _meld_angle(rng: np.random.Generator, style: str) -> float:
     return base + float(rng.normal(0, 6 if style == "tidy" else 20))
 
 
-def _median_height(placements: Sequence[_Placement]) -> float | None:
-    """The median height of the placed tiles' faces on the plane (None: no tile placed). Tiles of one
-    set lie on one plane, so every tile of a scene is drawn at about this size: a few drawn at their
-    own size beside a rack were a quarter of its tiles' size in a 12 MP photo, which no photo shows."""
-    return float(np.median([p.patch.shape[0] for p in placements])) if placements else None
-
-
 def _table_layout(
     rng: np.random.Generator, wp: int, hp: int, edition: Edition = ASSORTED, tile_px: float | None = None,
     deal: Sequence[Sequence[Tile]] | None = None, pool: _OneSet | None = None,
@@ -575,12 +568,12 @@ def compose_scene(
         placements = _grid_layout(rng, wp, hp, edition, pool)
     else:
         placements = _rack_layout(rng, wp, hp, canvas, edition, rack_ends, caps, _in_order(deal), pool)
-        if deal is None and rng.random() < 0.3:  # a few tiles lying on the table in front, of the rack's own size
-            extra = _table_layout(rng, wp, hp, edition, _median_height(placements), pool=pool)[: int(rng.integers(1, 6))]
+        if deal is None and rng.random() < 0.3:  # a few tiles lying on the table in front
+            extra = _table_layout(rng, wp, hp, edition, pool=pool)[: int(rng.integers(1, 6))]
             for p in extra:
                 p.group += 1000
             placements += extra
-    tile_size = _median_height(placements) or min(wp, hp) / 10
+    tile_size = float(np.median([p.patch.shape[0] for p in placements])) if placements else min(wp, hp) / 10
     distractor_corners = _paint_distractors(canvas, rng, distractors, tile_size, edition) if distractors else []
     distractor_corners = caps + distractor_corners
     bare = canvas.copy()  # the table without tiles, to fill what the camera sees beyond the plane
