@@ -19,8 +19,9 @@
    (the boxes the gate dropped that the profile vouches for kept too, :func:`vouched`; each colour
    weighed by the photo's own inks and the profile's, :mod:`vision.ink_colour`, and what the inks
    alone change or make sure held in doubt, :func:`as_read` and :func:`_decided`), with one and
-   with two calibration photos, and without the inks; without a profile as :func:`vision.read` reads (the photo's own
-   inks); ``--ink-settings``: also with the profile's inks alone heard at other weights and floors.
+   with two calibration photos, and without the inks; without a profile as :func:`vision.read`
+   reads (the photo's own inks); ``--ink-settings``: also with the profile's inks alone heard at
+   other weights and floors.
    Each row also counts wrong tiles shown as sure and right tiles flagged.
 2. **Corrections** (:func:`corrections_needed`): a class the reader keeps getting wrong is taught
    one Play-page *Change* at a time, through the Play page's own code (:func:`vision.read` with the
