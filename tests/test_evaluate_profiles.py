@@ -242,11 +242,10 @@ def test_the_removal_study_flags_a_tile_the_photos_own_inks_alone_settled_as_the
     from dataclasses import replace
 
     from solver.tiles import Colour
-    from tests.test_ink_colour import EVERY_COLOUR, _crop, _seen, _two_way
+    from tests.test_ink_colour import EVERY_COLOUR, _photo_crops, _seen
     from vision.session_memory import SessionMemory
 
-    probs = np.concatenate([_two_way(name, "r13", 0.95) for _, name in EVERY_COLOUR] + [_two_way("k5", "b5", 0.6)])
-    crops = np.stack([_crop(colour, seed=i) for i, (colour, _) in enumerate(EVERY_COLOUR)] + [_crop(Colour.BLUE, "5", seed=99)])
+    probs, crops = _photo_crops(EVERY_COLOUR, torn=Colour.BLUE)
     seen = _seen(crops, probs)
     truth = [parse_tile(name).index for _, name in EVERY_COLOUR] + [parse_tile("b5").index]
     photo = ep._photo_of(seen, seen.detections.boxes, truth, "rack", None)

@@ -181,15 +181,21 @@ def test_the_jokers_share_moves_only_as_the_numbered_tiles_are_weighed_around_it
     assert weighed.sum() == pytest.approx(1.0)
 
 
-def _photo(colours_read: list[tuple[Colour, str]], torn: Colour | None = None):
-    """One photo's tiles: each (ink, tile the reader surely reads), and last, if ``torn`` is given,
-    a tile in that ink the reader takes for a black 5 at 60 % against a blue 5."""
+def _photo_crops(colours_read: list[tuple[Colour, str]], torn: Colour | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """One photo's tiles, (probabilities, crops): each (ink, tile the reader surely reads), and last,
+    if ``torn`` is given, a tile in that ink the reader takes for a black 5 at 60 % against a blue 5."""
     probs = [_two_way(name, "r13", 0.95) for _, name in colours_read]
     crops = [_crop(colour, seed=i) for i, (colour, _) in enumerate(colours_read)]
     if torn is not None:
         probs.append(_two_way("k5", "b5", 0.6))
         crops.append(_crop(torn, "5", seed=99))
-    return np.concatenate(probs), ink_directions(np.stack(crops))
+    return np.concatenate(probs), np.stack(crops)
+
+
+def _photo(colours_read: list[tuple[Colour, str]], torn: Colour | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_photo_crops`' probabilities and its crops' ink directions."""
+    probs, crops = _photo_crops(colours_read, torn)
+    return probs, ink_directions(crops)
 
 
 EVERY_COLOUR = [(c, f"{c.value[0] if c is not Colour.BLACK else 'k'}{n}") for c in COLOURS for n in (1, 4, 9)]
