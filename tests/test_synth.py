@@ -11,7 +11,9 @@ import pytest
 
 from datasets.synth.__main__ import main as synth_main
 from datasets.synth.backgrounds import KINDS, background
-from datasets.synth.scenes import REAL_CLASS_NAMES, compose_scene, random_meld, real_class_index
+from datasets.synth.scenes import (
+    REAL_CLASS_NAMES, _apply_affine, _patch_corners, _table_layout, compose_scene, random_meld, real_class_index,
+)
 from datasets.synth.tiles import INK_BGR, font_names, render_tile
 from solver.melds import check_meld
 from solver.rules import STANDARD
@@ -125,9 +127,9 @@ def test_a_tile_laid_over_another_hides_its_number():
 def test_tiles_too_little_in_view_to_label_are_kept_as_hidden_boxes():
     """A tile under MIN_VISIBLE in view is not labelled, but its box is reported: a reading there
     lies on a tile, not on nothing."""
-    scenes = [compose_scene(np.random.default_rng(seed), 480, 360, "rack") for seed in range(6)]
+    scenes = [compose_scene(np.random.default_rng(seed), 480, 360, kind) for seed in range(6) for kind in ("rack", "table")]
     hidden = [box for scene in scenes for box in scene.hidden]
-    assert hidden  # racks at the frame's edge, tiers behind tiers
+    assert hidden  # tiles at the frame's edge, tiles under tiles
     for scene in scenes:
         for x1, y1, x2, y2 in scene.hidden:
             assert 0 <= x1 < x2 <= 480 and 0 <= y1 < y2 <= 360
@@ -212,3 +214,30 @@ def test_cli_writes_a_yolo_dataset(tmp_path, capsys):
 def test_cli_rejects_negative_count(tmp_path):
     with pytest.raises(SystemExit):
         synth_main(["--out", str(tmp_path), "--count", "-1"])
+
+
+def test_a_table_layout_leaves_the_polygons_it_is_told_to_keep_clear_free():
+    """A rack photo's loose tiles lie beside the rack, never on it: no tile of the layout reaches
+    into a polygon ``keep_clear`` gives (more than the occupancy grid's 4 px)."""
+    rack = np.array([[200, 300], [1000, 300], [1000, 600], [200, 600]], np.float32)
+    placed = 0
+    for seed in range(6):
+        layout = _table_layout(np.random.default_rng(seed), 1200, 900, tile_px=60.0, keep_clear=[rack])
+        for p in layout:
+            corners = _apply_affine(p.matrix, _patch_corners(p.patch))
+            centre = corners.mean(axis=0)
+            for x, y in [*corners, centre]:
+                assert cv2.pointPolygonTest(rack, (float(x), float(y)), True) < 4
+        placed += len(layout)
+    assert placed > 20  # the rest of the plane still takes tiles
+
+
+def test_the_tiles_lying_beside_a_rack_are_as_large_as_its_own():
+    """One set's tiles lie on one plane, so a rack photo's loose tiles are drawn at the rack tiles'
+    size: they were drawn at 20-150 px whatever the rack's, down to a ninth of its tiles' size in
+    a 12 MP photo. These seeds draw loose tiles beside the rack."""
+    for seed in (0, 8, 12):
+        scene = compose_scene(np.random.default_rng([seed, 38]), 4000, 3000, "rack")
+        assert len(scene.melds) == 3  # the rack's tier or tiers, and the loose tiles' meld or tiles
+        faces = np.array([max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in scene.tiles if t.visible > 0.9])
+        assert len(faces) > 3 and np.median(faces) / faces.min() < 1.5

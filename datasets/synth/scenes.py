@@ -189,16 +189,26 @@ def _meld_angle(rng: np.random.Generator, style: str) -> float:
     return base + float(rng.normal(0, 6 if style == "tidy" else 20))
 
 
+def _median_height(placements: Sequence[_Placement]) -> float | None:
+    """The median height of the placed tiles' faces on the plane (None: no tile placed)."""
+    return float(np.median([p.patch.shape[0] for p in placements])) if placements else None
+
+
 def _table_layout(
     rng: np.random.Generator, wp: int, hp: int, edition: Edition = ASSORTED, tile_px: float | None = None,
-    deal: Sequence[Sequence[Tile]] | None = None, pool: _OneSet | None = None,
+    deal: Sequence[Sequence[Tile]] | None = None, pool: _OneSet | None = None, keep_clear: Sequence[np.ndarray] = (),
 ) -> list[_Placement]:
     """Melds and loose tiles laid out on the plane: drawn at random (from ``pool`` when given), or
-    the melds ``deal`` gives, in order (those that find no room are left out)."""
+    the melds ``deal`` gives, in order (those that find no room are left out). No meld touches the
+    polygons ``keep_clear`` gives (plane corners, as a rack's): the layout's own melds may overlap
+    now and then, as tiles pushed together do, but nothing lies on a rack."""
     drawn = float(np.exp(rng.uniform(np.log(20), np.log(150))))  # drawn even when given: seeds keep their scenes
     tile_h = drawn if tile_px is None else float(tile_px)
     style = str(rng.choice(["tidy", "messy", "any"], p=[0.5, 0.3, 0.2]))
     occupancy = np.zeros((hp // 4 + 1, wp // 4 + 1), np.uint8)
+    blocked = np.zeros_like(occupancy)
+    for polygon in keep_clear:
+        cv2.fillConvexPoly(blocked, np.round(np.asarray(polygon, np.float32) / 4).astype(np.int32), 1)
     placements: list[_Placement] = []
     capacity = wp * hp / (tile_h * tile_h * 0.7)
     target_tiles = int(min(110, capacity * rng.uniform(0.1, 0.45))) + 1
@@ -238,7 +248,7 @@ def _table_layout(
         footprint = np.zeros_like(occupancy)
         cv2.fillConvexPoly(footprint, np.round(rect / 4).astype(np.int32), 1)
         overlap_ok = rng.random() < 0.08
-        if not overlap_ok and np.any(footprint & occupancy):
+        if np.any(footprint & blocked) or (not overlap_ok and np.any(footprint & occupancy)):
             if pool is not None and queue is None:
                 pool.put_back(tiles)
             continue
@@ -265,10 +275,10 @@ def _table_layout(
 def _rack_layout(
     rng: np.random.Generator, wp: int, hp: int, canvas: np.ndarray, edition: Edition = ASSORTED, rack_ends: float = 0.0,
     caps: list[np.ndarray] | None = None, deal: Sequence[Tile] | None = None, pool: _OneSet | None = None,
-) -> list[_Placement]:
+) -> tuple[list[_Placement], np.ndarray]:
     """A rack of 1-2 tiers on the table, of random tiles (from ``pool`` when given) or of ``deal``'s
-    in order; with probability ``rack_ends`` its end caps are painted and their corners added to
-    ``caps``."""
+    in order, and the rack's corners on the plane; with probability ``rack_ends`` its end caps are
+    painted and their corners added to ``caps``."""
     if deal is None:
         tiers = 1 if rng.random() < 0.4 else 2
         per_tier = [int(rng.integers(3, 19)) for _ in range(tiers)]
@@ -284,7 +294,9 @@ def _rack_layout(
     y0 = rng.uniform(0.1 * hp, max(0.1 * hp + 1, hp - tiers * tier_pitch - 0.3 * tile_h))
     body = _rack_body(rng)
     top = int(y0 - 0.3 * tile_h)
-    cv2.rectangle(canvas, (int(x0), top), (int(x0 + rack_w), int(y0 + tiers * tier_pitch)), body, -1, cv2.LINE_AA)
+    bottom = y0 + tiers * tier_pitch
+    cv2.rectangle(canvas, (int(x0), top), (int(x0 + rack_w), int(bottom)), body, -1, cv2.LINE_AA)
+    rack = np.array([[x0, top], [x0 + rack_w, top], [x0 + rack_w, bottom], [x0, bottom]], np.float32)
     if caps is not None and rack_ends > 0 and rng.random() < rack_ends:  # no draw when off: old scenes stay
         caps += paint_rack_ends(canvas, rng, x0, x0 + rack_w, top, y0 + tiers * tier_pitch, tile_w, body)
     placements: list[_Placement] = []
@@ -306,7 +318,7 @@ def _rack_layout(
             placements.append(_Placement(patch, matrix, tile, tier))
             gap = float(rng.choice([0.0, rng.uniform(0, 0.05), rng.uniform(0.3, 1.5)], p=[0.5, 0.4, 0.1]))
             x += pw + gap * pw
-    return placements
+    return placements, rack
 
 
 def _tiers_of(count: int, tiers: int) -> list[int]:
@@ -567,13 +579,14 @@ def compose_scene(
     elif kind == "grid":
         placements = _grid_layout(rng, wp, hp, edition, pool)
     else:
-        placements = _rack_layout(rng, wp, hp, canvas, edition, rack_ends, caps, _in_order(deal), pool)
-        if deal is None and rng.random() < 0.3:  # a few tiles lying on the table in front
-            extra = _table_layout(rng, wp, hp, edition, pool=pool)[: int(rng.integers(1, 6))]
+        placements, rack = _rack_layout(rng, wp, hp, canvas, edition, rack_ends, caps, _in_order(deal), pool)
+        if deal is None and rng.random() < 0.3:  # a few tiles of the same set lying on the table beside the rack
+            extra = _table_layout(rng, wp, hp, edition, _median_height(placements), pool=pool, keep_clear=[rack, *caps])
+            extra = extra[: int(rng.integers(1, 6))]
             for p in extra:
                 p.group += 1000
             placements += extra
-    tile_size = float(np.median([p.patch.shape[0] for p in placements])) if placements else min(wp, hp) / 10
+    tile_size = _median_height(placements) or min(wp, hp) / 10
     distractor_corners = _paint_distractors(canvas, rng, distractors, tile_size, edition) if distractors else []
     distractor_corners = caps + distractor_corners
     bare = canvas.copy()  # the table without tiles, to fill what the camera sees beyond the plane
