@@ -298,7 +298,7 @@ def _rack_layout(
     cv2.rectangle(canvas, (int(x0), top), (int(x0 + rack_w), int(bottom)), body, -1, cv2.LINE_AA)
     rack = np.array([[x0, top], [x0 + rack_w, top], [x0 + rack_w, bottom], [x0, bottom]], np.float32)
     if caps is not None and rack_ends > 0 and rng.random() < rack_ends:  # no draw when off: old scenes stay
-        caps += paint_rack_ends(canvas, rng, x0, x0 + rack_w, top, y0 + tiers * tier_pitch, tile_w, body)
+        caps += paint_rack_ends(canvas, rng, x0, x0 + rack_w, top, bottom, tile_w, body)
     placements: list[_Placement] = []
     for tier in range(tiers):
         base_y = y0 + tier * tier_pitch + tile_h
