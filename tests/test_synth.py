@@ -11,6 +11,7 @@ import pytest
 
 from datasets.synth.__main__ import main as synth_main
 from datasets.synth.backgrounds import KINDS, background
+from datasets.synth.camera import BLUR_FRAME_PX, photograph
 from datasets.synth.scenes import (
     REAL_CLASS_NAMES, _apply_affine, _patch_corners, _table_layout, compose_scene, random_meld, real_class_index,
 )
@@ -241,3 +242,23 @@ def test_the_tiles_lying_beside_a_rack_are_as_large_as_its_own():
         assert len(scene.melds) == 3  # the rack's tier or tiers, and the loose tiles' meld or tiles
         faces = np.array([max(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in scene.tiles if t.visible > 0.9])
         assert len(faces) > 3 and np.median(faces) / faces.min() < 1.5
+
+
+def _edge_width(width: int, seed: int) -> int:
+    """Pixels over which a sharp dark-to-light step across a ``width`` px photo rises from 10 % to 90 %."""
+    image = np.full((64, width, 3), 40, np.uint8)
+    image[:, width // 2:] = 220
+    profile = photograph(image, np.random.default_rng(seed)).astype(float).mean(axis=(0, 2))
+    near, far = width // 2 - width // 8, width // 2 + width // 8
+    low, high = profile[near: width // 2 - width // 16].mean(), profile[width // 2 + width // 16: far].mean()
+    rise = (profile[near:far] - low) / (high - low)
+    return int(np.count_nonzero((rise > 0.1) & (rise < 0.9)))
+
+
+def test_a_larger_photo_is_as_blurred_for_its_size():
+    """A 12 MP photo is the generator's shot kept at a higher resolution: its blur spans as much of
+    the frame, so as many more pixels (drawn in pixels, it was a quarter as much for its tiles).
+    Seeds 1 and 3 draw a blur; the noise blurs the 10-90 % count a little."""
+    for seed in (1, 3):
+        frame, large = _edge_width(BLUR_FRAME_PX, seed), _edge_width(4 * BLUR_FRAME_PX, seed)
+        assert frame > 0 and large >= 2.5 * frame

@@ -11,7 +11,14 @@ import numpy as np
 
 from datasets.synth.backgrounds import smooth_noise
 
-__all__ = ["photograph"]
+__all__ = ["photograph", "BLUR_FRAME_PX"]
+
+#: The longer side, in pixels, of the frames the blur is drawn for: the generator's own photo sizes
+#: (480-1024 px, a photo as a messenger sends it). A larger frame is the same shot kept at a higher
+#: resolution, so its blur (a hand's shake, a missed focus) spans as much of the frame: as many more
+#: pixels as the frame is larger. Drawn in pixels whatever the size, a 12 MP photo's blur was a
+#: quarter of the 1024 px one's share of its tiles, nearly none.
+BLUR_FRAME_PX = 1024
 
 
 def _lighting(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
@@ -50,10 +57,12 @@ def photograph(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         blotch = smooth_noise(rng, h, w, min(h, w) / 2) - 0.5
         out *= (1 + 0.12 * blotch)[..., None]
     blur = rng.random()
+    scale = max(1.0, max(h, w) / BLUR_FRAME_PX)
     if blur < 0.35:
-        out = cv2.GaussianBlur(out, (0, 0), sigmaX=rng.uniform(0.4, 1.6))
+        out = cv2.GaussianBlur(out, (0, 0), sigmaX=rng.uniform(0.4, 1.6) * scale)
     elif blur < 0.45:
         length = int(rng.integers(3, 9))
+        length = length if scale == 1.0 else max(3, int(round(length * scale)) | 1)
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length
         rotation = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1.0)
