@@ -253,8 +253,11 @@ def test_a_tile_the_inks_read_otherwise_or_the_reader_doubts_is_held_in_doubt():
     assert decided.plain.labels == decode_photo(plain, rack, ReadingKind.RACK).labels
     assert decided.plain.labels[0] == parse_tile("k5").index and decided.decoding.labels[0] == parse_tile("b5").index
     assert decided.ink_doubt.tolist() == [True, False, True]
+    assert decided.flagged.tolist() == [bool(u) or d for u, d in zip(decided.decoding.uncertain, decided.ink_doubt)]
+    assert decided.flagged[[0, 2]].all()  # the player checks them, whatever decoding with the inks says
     same = decode_with_inks(plain, plain.copy(), rack, ReadingKind.RACK)  # the inks changed nothing
     assert same.without is None and same.plain is same.decoding and not same.ink_doubt.any()
+    assert same.flagged.tolist() == [bool(u) for u in same.decoding.uncertain]
 
 
 def _seen(crops: np.ndarray, probs: np.ndarray):

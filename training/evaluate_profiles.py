@@ -307,7 +307,7 @@ def score(photos: Sequence[SeenPhoto], adapt: Method) -> dict:
             correct += int((np.argmax(probs, axis=1)[known] == photo.matched[known]).sum())
             right = known & (labels == photo.matched)
             decoded_right += int(right.sum())
-            flagged = np.array(decoding.uncertain, bool) | decided.ink_doubt
+            flagged = decided.flagged
             wrong_sure += int((known & ~right & ~flagged).sum())
             right_flagged += int((right & flagged).sum())
     return {
@@ -757,7 +757,7 @@ def retake_study(
             total = totals.setdefault(name, Counter())
             made = unprofiled if name.startswith("no profile") else wrong
             decided = _decided(read_again, plain_again, probs_again)
-            decoding, flagged = decided.decoding, np.array(decided.decoding.uncertain, bool) | decided.ink_doubt
+            decoding, flagged = decided.decoding, decided.flagged
             labels_again = np.array(decoding.labels, int)
             wrong_again = _misread(read_again, labels_again)
             hits, shown, truth = _tallies(read_again, labels_again)
@@ -813,7 +813,7 @@ def _read_with_memory(photo: SeenPhoto, memory: SessionMemory) -> tuple[np.ndarr
     with the session's ``memory``: the changes heard, and a box like a removed one, or one the inks
     alone settled, flagged."""
     decided = _decided(*_remembering(_read_with(photo, None), memory))
-    flagged = np.array(decided.decoding.uncertain, bool) | decided.ink_doubt | memory.looks_removed(photo.embeddings)
+    flagged = decided.flagged | memory.looks_removed(photo.embeddings)
     return np.array(decided.decoding.labels, int), flagged
 
 

@@ -270,9 +270,9 @@ def decide_photo(
     groups = group_into_melds(kept, kind)
     inked = probs if seen.inks is None or not len(probs) else weigh_colours(probs, seen.inks[keep])
     decided = decode_with_inks(probs, inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
-    decoded, plain, doubted = decided.decoding, decided.plain, decided.ink_doubt
+    decoded, plain = decided.decoding, decided.plain
     return PhotoReading(
-        kept.boxes, decoded.labels, tuple(bool(u or d) for u, d in zip(decoded.uncertain, doubted)), decoded.confidence,
+        kept.boxes, decoded.labels, tuple(bool(f) for f in decided.flagged), decoded.confidence,
         seen.not_tile[keep], seen.found.boxes[~keep],
         tuple(min(a, b) for a, b in zip(decoded.confidence, plain.confidence)),
         np.array(decoded.labels) != np.array(plain.labels),

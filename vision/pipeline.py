@@ -396,6 +396,11 @@ class InkedDecoding:
         read_otherwise = np.array(self.without.labels) != np.array(self.decoding.labels)
         return np.array(self.without.uncertain, bool) | read_otherwise
 
+    @property
+    def flagged(self) -> np.ndarray:
+        """(n,) bool: the tiles the reading asks the player to check, decoding's doubt or the inks'."""
+        return np.array(self.decoding.uncertain, bool) | self.ink_doubt
+
 
 def decode_with_inks(
     plain: np.ndarray,
