@@ -23,6 +23,24 @@ def png_bytes(image: np.ndarray) -> bytes:
     return encoded.tobytes()
 
 
+def step_photo(width: int, dark: int = 40, light: int = 220) -> np.ndarray:
+    """A 64-row photo dark on its left half and light on its right: one sharp edge, for blur to widen."""
+    image = np.full((64, width, 3), dark, np.uint8)
+    image[:, width // 2:] = light
+    return image
+
+
+def edge_rise_px(image: np.ndarray) -> int:
+    """Pixels over which the middle edge of a (blurred) :func:`step_photo` rises from 10 % to 90 %
+    of the way between the levels beside it."""
+    width = image.shape[1]
+    profile = image.astype(float).mean(axis=(0, 2))
+    near, far = width // 2 - width // 8, width // 2 + width // 8
+    low, high = profile[near: width // 2 - width // 16].mean(), profile[width // 2 + width // 16: far].mean()
+    rise = (profile[near:far] - low) / (high - low)
+    return int(np.count_nonzero((rise > 0.1) & (rise < 0.9)))
+
+
 def table_photo_png(seed: int = TABLE_SEED) -> bytes:
     return png_bytes(table_scene(seed).image)
 

@@ -6,33 +6,21 @@ import cv2
 import numpy as np
 import pytest
 
+from tests.synthetic_photos import edge_rise_px, step_photo
 from training.blurred_copies import blur_to_scale, main, write_blurred_copy
 
 
-def _step(width: int) -> np.ndarray:
-    image = np.full((width // 2, width, 3), 30, np.uint8)
-    image[:, width // 2:] = 220
-    return image
-
-
-def _rise(image: np.ndarray) -> int:
-    """Pixels over which the step rises from 10 % to 90 % along the middle row."""
-    row = image[image.shape[0] // 2, :, 1].astype(float)
-    t = (row - 30) / 190
-    return int(np.count_nonzero((t > 0.1) & (t < 0.9)))
-
-
 def test_the_blur_spans_the_same_share_of_any_frame():
-    small, large = _rise(blur_to_scale(_step(500), 5.0)), _rise(blur_to_scale(_step(2000), 5.0))
+    small, large = edge_rise_px(blur_to_scale(step_photo(500), 5.0)), edge_rise_px(blur_to_scale(step_photo(2000), 5.0))
     assert small >= 2 and abs(large / small - 4) < 0.6
-    assert np.array_equal(blur_to_scale(_step(500), 0.0), _step(500))
+    assert np.array_equal(blur_to_scale(step_photo(500), 0.0), step_photo(500))
 
 
 def _test_set(root):
     for sub in ("images", "labels", "meta"):
         (root / sub).mkdir(parents=True)
     for name, width in (("synth_000000", 400), ("synth_000001", 1200)):
-        cv2.imwrite(str(root / "images" / f"{name}.jpg"), _step(width))
+        cv2.imwrite(str(root / "images" / f"{name}.jpg"), step_photo(width))
         (root / "labels" / f"{name}.txt").write_text("0 0.5 0.5 0.1 0.1\n")
     (root / "data.yaml").write_text("nc: 1\n")
 
@@ -44,7 +32,7 @@ def test_a_copy_holds_every_photo_blurred_and_the_labels_as_they_were(tmp_path):
     assert (tmp_path / "out" / "data.yaml").is_file()
     original = cv2.imread(str(tmp_path / "src" / "images" / "synth_000001.jpg"))
     blurred = cv2.imread(str(tmp_path / "out" / "images" / "synth_000001.jpg"))
-    assert _rise(blurred) > _rise(original) + 4
+    assert edge_rise_px(blurred) > edge_rise_px(original) + 4
 
 
 def test_the_cli_writes_the_copy_and_refuses_what_it_cannot_do(tmp_path, capsys):
@@ -57,7 +45,7 @@ def test_the_cli_writes_the_copy_and_refuses_what_it_cannot_do(tmp_path, capsys)
     assert main(["--set", "absent", "--out", str(tmp_path / "b"), "--testsets", str(tmp_path / "sets"), "--per-1000px", "1"]) == 2
     assert "not a test set" in capsys.readouterr().err
     with pytest.raises(ValueError):
-        blur_to_scale(_step(100), -0.5)
+        blur_to_scale(step_photo(100), -0.5)
 
 
 def test_a_file_in_images_that_is_no_image_is_refused(tmp_path):

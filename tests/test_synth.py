@@ -19,6 +19,7 @@ from datasets.synth.tiles import INK_BGR, font_names, render_tile
 from solver.melds import check_meld
 from solver.rules import STANDARD
 from solver.tiles import ALL_NUMBERED, JOKER, Colour, Tile, parse_melds, parse_tiles
+from tests.synthetic_photos import edge_rise_px, step_photo
 
 REAL_DATA_YAML = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "rummikub-real" / "data.yaml"
 
@@ -245,14 +246,8 @@ def test_the_tiles_lying_beside_a_rack_are_as_large_as_its_own():
 
 
 def _edge_width(width: int, seed: int) -> int:
-    """Pixels over which a sharp dark-to-light step across a ``width`` px photo rises from 10 % to 90 %."""
-    image = np.full((64, width, 3), 40, np.uint8)
-    image[:, width // 2:] = 220
-    profile = photograph(image, np.random.default_rng(seed)).astype(float).mean(axis=(0, 2))
-    near, far = width // 2 - width // 8, width // 2 + width // 8
-    low, high = profile[near: width // 2 - width // 16].mean(), profile[width // 2 + width // 16: far].mean()
-    rise = (profile[near:far] - low) / (high - low)
-    return int(np.count_nonzero((rise > 0.1) & (rise < 0.9)))
+    """How wide the generator's photograph of seed ``seed`` blurs a sharp edge across a ``width`` px photo."""
+    return edge_rise_px(photograph(step_photo(width), np.random.default_rng(seed)))
 
 
 def test_a_larger_photo_is_as_blurred_for_its_size():
