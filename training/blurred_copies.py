@@ -27,10 +27,14 @@ __all__ = ["blur_to_scale", "write_blurred_copy"]
 JPEG_QUALITY = 92
 
 
-def blur_to_scale(image: np.ndarray, per_1000px: float) -> np.ndarray:
-    """``image`` blurred by a Gaussian of σ = ``per_1000px`` × its longer side / 1000 (itself at 0)."""
+def _check_blur(per_1000px: float) -> None:
     if per_1000px < 0:
         raise ValueError(f"the blur must not be negative (got {per_1000px})")
+
+
+def blur_to_scale(image: np.ndarray, per_1000px: float) -> np.ndarray:
+    """``image`` blurred by a Gaussian of σ = ``per_1000px`` × its longer side / 1000 (itself at 0)."""
+    _check_blur(per_1000px)
     if per_1000px == 0:
         return image.copy()
     return cv2.GaussianBlur(image, (0, 0), per_1000px * max(image.shape[:2]) / 1000)
@@ -41,8 +45,7 @@ def write_blurred_copy(source: Path, out: Path, per_1000px: float) -> int:
     images = Path(source) / "images"
     if not images.is_dir():
         raise FileNotFoundError(f"{source} holds no images/ folder: not a test set (python -m training.testsets writes them)")
-    if per_1000px < 0:
-        raise ValueError(f"the blur must not be negative (got {per_1000px})")
+    _check_blur(per_1000px)  # before anything at ``out`` is replaced
     out = Path(out)
     if out.exists():
         shutil.rmtree(out)

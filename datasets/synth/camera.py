@@ -62,7 +62,7 @@ def photograph(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         out = cv2.GaussianBlur(out, (0, 0), sigmaX=rng.uniform(0.4, 1.6) * scale)
     elif blur < 0.45:
         length = int(rng.integers(3, 9))
-        length = length if scale == 1.0 else max(3, int(round(length * scale)) | 1)
+        length = length if scale == 1.0 else max(3, int(round(length * scale)) | 1)  # a frame up to BLUR_FRAME_PX keeps its pixels
         kernel = np.zeros((length, length), np.float32)
         kernel[length // 2, :] = 1.0 / length
         rotation = cv2.getRotationMatrix2D((length / 2 - 0.5, length / 2 - 0.5), rng.uniform(0, 180), 1.0)
