@@ -312,7 +312,7 @@ def test_a_distractor_the_frame_clips_to_nothing_is_no_training_crop(monkeypatch
     seed = (1, 9)
     scene, rng = generalised_reader.mixed_scene(seed, TRAINING_EDITIONS)
     clipped = replace(scene, distractors=((0.0, 0.0, 0.0, 131.97), (10.0, 10.0, 60.0, 60.0)))
-    monkeypatch.setattr(generalised_reader, "mixed_scene", lambda s, e, size=None: (clipped, rng))
+    monkeypatch.setattr(generalised_reader, "mixed_scene", lambda s, e, size=None, recipe=None: (clipped, rng))
     _, counts = generalised_reader.scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False)
     assert counts["distractors"] == 1
 
@@ -378,3 +378,28 @@ def test_the_reader_recipe_can_cut_tiles_at_the_detectors_own_boxes(monkeypatch)
     assert counts["at_detector_boxes"] == 0
     with pytest.raises(ValueError, match="tile_boxes"):
         gr.scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False, tile_boxes="labels")
+
+
+@needs_edition_fonts
+def test_the_reader_recipe_can_draw_its_photos_as_a_phone_sends_them():
+    """``recipe="phone"``: the photo is the generator's ``phone`` recipe drawn from the same seed (12 MP,
+    training editions), and its tiles are cut like any other photo's; the phone test sets draw that
+    recipe too, so the reader's phone photos and theirs differ only by seed."""
+    from dataclasses import replace
+
+    import training.testsets as testsets
+    from training.generalised_reader import mixed_scene, scene_sample
+
+    seed = (7, 3)
+    scene, _ = mixed_scene(seed, TRAINING_EDITIONS, recipe="phone")
+    drawn = RECIPES["phone"].compose(np.random.default_rng(list(seed)))
+    assert np.array_equal(scene.image, drawn.image)
+    assert max(scene.image.shape[:2]) == 4000 and not RECIPES["phone"].uses_held_out()
+    assert scene.image.shape != mixed_scene(seed, TRAINING_EDITIONS)[0].image.shape  # not the usual mix's photo
+    pairs, counts = scene_sample(seed, TRAINING_EDITIONS, 32, 0.7, 0.0, detector=False, recipe="phone")
+    assert counts["tiles"] == sum(t.visible >= 0.7 for t in scene.tiles) > 0
+    assert all(crop.shape == (32, 32, 3) for _, crop in pairs)
+    by_name = {s.name: s.recipe for s in testsets.TEST_SETS}
+    assert by_name["selection-phone"] == RECIPES["phone"]
+    assert by_name["held-out-phone"] == replace(RECIPES["phone"], editions=by_name["held-out-phone"].editions)
+    assert set(by_name["held-out-phone"].editions).isdisjoint(RECIPES["phone"].editions)

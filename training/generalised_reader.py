@@ -103,13 +103,21 @@ def _empty_boxes(scene, count: int, rng: np.random.Generator) -> list[tuple[floa
 CLOSEUP_SIZE = (1280, 720)
 
 
-def mixed_scene(seed: Sequence[int], editions: Sequence[Edition], closeup_size: tuple[int, int] = CLOSEUP_SIZE):
+def mixed_scene(
+    seed: Sequence[int], editions: Sequence[Edition], closeup_size: tuple[int, int] = CLOSEUP_SIZE,
+    recipe: str | None = None,
+):
     """One synthetic photo of :data:`SCENE_MIX` drawn from ``seed`` (the scene and the generator,
     which goes on to jitter its boxes). ``closeup_size``: the close-ups' size, landscape; a
-    phone's 12 MP (4000 x 2250) shows a rack's tiles at 500-600 px, the default at 150-200."""
+    phone's 12 MP (4000 x 2250) shows a rack's tiles at 500-600 px, the default at 150-200.
+    ``recipe``: a name of :data:`datasets.synth.writer.RECIPES` that draws the photo instead, with
+    its own kinds, sizes and editions (``phone``: photos as a phone sends them, blurred to scale)."""
     from datasets.synth.scenes import compose_scene
+    from datasets.synth.writer import RECIPES
 
     rng = np.random.default_rng(list(seed))
+    if recipe is not None:
+        return RECIPES[recipe].compose(rng), rng
     kind = SCENE_MIX[int(rng.choice(len(SCENE_MIX), p=[p for _, p in SCENE_MIX]))][0]
     long_side, short_side = closeup_size
     width, height = ((long_side, short_side) if rng.random() < 0.8 else (short_side, long_side)) if kind == "closeup" else (960, 720)
@@ -119,7 +127,7 @@ def mixed_scene(seed: Sequence[int], editions: Sequence[Edition], closeup_size: 
 def scene_sample(
     seed: Sequence[int], editions: Sequence[Edition], size: int, min_visible: float, box_jitter: float,
     detector: bool = True, min_number_visible: float = 0.0, closeup_size: tuple[int, int] = CLOSEUP_SIZE,
-    tile_boxes: str = "label",
+    tile_boxes: str = "label", recipe: str | None = None,
 ) -> tuple[list[tuple[str, np.ndarray]], dict]:
     """(class name, crop) pairs of one synthetic photo: its tiles, distractors, empty patches and
     the detector's false positives; plus counts by source.
@@ -130,10 +138,10 @@ def scene_sample(
     so a recipe may choose tiles the same way. ``tile_boxes``: ``label`` cuts each tile at its
     jittered label box; ``detector`` at the box the detector found on it (IoU at least
     :data:`MATCH_IOU`; the jittered label box where it found none), so that the reader learns the
-    crops it will be shown."""
+    crops it will be shown. ``recipe``: as :func:`mixed_scene`'s."""
     if tile_boxes not in TILE_BOXES:
         raise ValueError(f"tile_boxes must be one of {', '.join(TILE_BOXES)}, got {tile_boxes!r}")
-    scene, rng = mixed_scene(seed, editions, closeup_size)
+    scene, rng = mixed_scene(seed, editions, closeup_size, recipe)
     out: list[tuple[str, np.ndarray]] = []
     counts = {"tiles": 0, "at_detector_boxes": 0, "distractors": 0, "empty": 0, "false_positives": 0}
     truth = np.array([t.box for t in scene.tiles], np.float32).reshape(-1, 4)
@@ -188,20 +196,22 @@ def _false_positives(found, truth: np.ndarray) -> list[tuple[float, ...]]:
 
 
 def _scene_job(args: tuple) -> tuple[list[tuple[str, np.ndarray]], dict]:
-    seed, names, size, min_visible, box_jitter, min_number_visible, closeup_size, tile_boxes = args
+    seed, names, size, min_visible, box_jitter, min_number_visible, closeup_size, tile_boxes, recipe = args
     from datasets.synth.editions import edition
 
     return scene_sample(seed, [edition(n) for n in names], size, min_visible, box_jitter,
-                        min_number_visible=min_number_visible, closeup_size=closeup_size, tile_boxes=tile_boxes)
+                        min_number_visible=min_number_visible, closeup_size=closeup_size, tile_boxes=tile_boxes,
+                        recipe=recipe)
 
 
 def scene_crops(
     seeds: Sequence[Sequence[int]], editions: Sequence[Edition], size: int, min_visible: float, box_jitter: float,
     workers: int, min_number_visible: float = 0.0, closeup_size: tuple[int, int] = CLOSEUP_SIZE,
-    tile_boxes: str = "label",
+    tile_boxes: str = "label", recipe: str | None = None,
 ) -> Iterator[tuple[list[tuple[str, np.ndarray]], dict]]:
     names = tuple(e.name for e in editions)
-    jobs = [(tuple(s), names, size, min_visible, box_jitter, min_number_visible, closeup_size, tile_boxes) for s in seeds]
+    jobs = [(tuple(s), names, size, min_visible, box_jitter, min_number_visible, closeup_size, tile_boxes, recipe)
+            for s in seeds]
     if workers <= 1:
         yield from map(_scene_job, jobs)
         return
@@ -320,14 +330,18 @@ def build(config: dict, workers: int = 2, progress: bool = True) -> dict:
     sources: dict[str, int] = {}
     closeups = tuple(int(v) for v in spec.get("closeup_size", CLOSEUP_SIZE))
     # The validation photos are cut as every earlier round's were (label boxes, close-ups at the default size).
-    for split, seed_base, count, closeup_size, tile_boxes in (
-        ("train", int(spec["scene_seed"]), int(spec["scenes"]), closeups, str(spec.get("tile_boxes", "label"))),
-        ("val", int(spec["val_scene_seed"]), int(spec["val_scenes"]), CLOSEUP_SIZE, "label"),
+    # ``phone_scenes`` more training photos may be drawn as a phone sends them (the generator's
+    # ``phone`` recipe: 12 MP, blurred to scale), which the mix above never draws.
+    boxes = str(spec.get("tile_boxes", "label"))
+    for split, seed_base, count, closeup_size, tile_boxes, recipe in (
+        ("train", int(spec["scene_seed"]), int(spec["scenes"]), closeups, boxes, None),
+        ("train", int(spec.get("phone_scene_seed", 0)), int(spec.get("phone_scenes", 0)), closeups, boxes, "phone"),
+        ("val", int(spec["val_scene_seed"]), int(spec["val_scenes"]), CLOSEUP_SIZE, "label", None),
     ):
         seeds = [(seed_base, i) for i in range(count)]
         for done, (pairs, by_source) in enumerate(
             scene_crops(seeds, TRAINING_EDITIONS, size, float(spec["min_visible"]), float(data["box_jitter"]), workers,
-                        float(spec.get("min_number_visible", 0.0)), closeup_size, tile_boxes), 1
+                        float(spec.get("min_number_visible", 0.0)), closeup_size, tile_boxes, recipe), 1
         ):
             for name, crop in pairs:
                 write(split, name, crop, f"scene_{split}")

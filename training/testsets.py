@@ -35,7 +35,7 @@ import numpy as np
 from datasets.synth.editions import HELD_OUT_EDITIONS, SELECTION_ONLY, TRAINING_EDITIONS
 from datasets.synth.recolour import recolour_photo
 from datasets.synth.restyle import mosaic, restyle_photo
-from datasets.synth.writer import SceneRecipe, write_dataset
+from datasets.synth.writer import RECIPES, SceneRecipe, write_dataset
 from training.real_data import DEFAULT_REAL, load_real_split
 from training.restyled_real import printed_photo
 
@@ -45,19 +45,12 @@ DEFAULT_OUT = REPO_ROOT / "data" / "testsets"
 _TRAINING = tuple(e.name for e in TRAINING_EDITIONS)
 _HELD_OUT = tuple(e.name for e in HELD_OUT_EDITIONS)
 _SELECTION_ONLY = tuple(sorted(SELECTION_ONLY))
-#: Photos as a phone sends them: 12 MP (close-ups 16:9, 9 MP), a table's tiles 1/40 to 1/15 of the
-#: longer side (the issue's range for tables; racks, close-ups and grids size their tiles by the
-#: frame). The editions are each set's own.
-_PHONE = SceneRecipe(
-    kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)), distractors=(0, 2),
-    closeup_sizes=((4000, 2250), (4000, 2250), (2250, 4000)), photo_sizes=((4000, 3000), (3000, 4000)),
-    table_tile_share=(1 / 40, 1 / 15),
-)
+#: Photos as a phone sends them (the generator's ``phone`` recipe: the training editions; the
+#: other phone sets replace them with their own).
+_PHONE = RECIPES["phone"]
 #: The training editions in every kind of photo, small (the calibration and selection sets).
 _TRAINING_MIXED = SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)),
                               editions=_TRAINING, distractors=(0, 4))
-#: The training editions as a phone sends them.
-_TRAINING_PHONE = replace(_PHONE, editions=_TRAINING)
 
 
 @dataclass(frozen=True)
@@ -114,12 +107,12 @@ TEST_SETS: tuple[TestSet, ...] = (
     TestSet("calibration", _TRAINING_MIXED, 40, 9100, is_test=False),
     # The training editions as a phone sends them (held-out-phone's recipe, other editions and
     # seed): where a rule for 12 MP photos is chosen, so that held-out-phone stays a test.
-    TestSet("calibration-phone", _TRAINING_PHONE, 20, 9101, is_test=False),
+    TestSet("calibration-phone", _PHONE, 20, 9101, is_test=False),
     # The training editions again at fresh seeds, twice the photos of the calibration sets, declared
     # (session 12) before they were ever measured: a checkpoint replaces the shipped one only when
     # its tile F1 over these two sets pooled is higher, the real validation split not regressing.
     TestSet("selection", _TRAINING_MIXED, 80, 9200, is_test=False, selects_models=True),
-    TestSet("selection-phone", _TRAINING_PHONE, 40, 9201, is_test=False, selects_models=True),
+    TestSet("selection-phone", _PHONE, 40, 9201, is_test=False, selects_models=True),
     # An edition no model was trained on and no test set shows (SELECTION_ONLY), as a phone sends
     # it: what a choice made on the two sets above cannot see, tiles unlike the training editions'.
     # Declared (session 15) before it was ever measured: from then on a checkpoint or setting

@@ -13,7 +13,8 @@ be regenerated exactly, whatever the number of worker processes.
 
 A :class:`SceneRecipe` says which scene kinds, editions and distractors the photos show
 (:data:`RECIPES`: ``default`` is the original mix of tables and racks of assorted tiles;
-``generalised`` adds close-up racks, grids, every training edition and distractors). A recipe
+``generalised`` adds close-up racks, grids, every training edition and distractors; ``phone`` draws
+those at a phone's 12 MP). A recipe
 that names a held-out edition is refused unless the caller builds a test set (``allow_held_out``).
 """
 
@@ -104,6 +105,15 @@ RECIPES: dict[str, SceneRecipe] = {
 #: ``generalised`` with half the photos' digits in the wide font pool (the detector's stage 5): the
 #: detector's doubt on fonts it never saw is what drops most readable tiles of unseen editions.
 RECIPES["generalised-wide-fonts"] = replace(RECIPES["generalised"], wide_fonts=0.5)
+#: Photos as a phone sends them: 12 MP (close-ups 16:9, 9 MP), a table's tiles 1/40 to 1/15 of the
+#: longer side (issue 15's range for tables; racks, close-ups and grids size their tiles by the
+#: frame); the training editions. The phone test sets draw it with their own editions.
+RECIPES["phone"] = SceneRecipe(
+    kinds=(("table", 0.35), ("rack", 0.15), ("closeup", 0.3), ("grid", 0.2)),
+    editions=tuple(e.name for e in TRAINING_EDITIONS), distractors=(0, 2),
+    closeup_sizes=((4000, 2250), (4000, 2250), (2250, 4000)), photo_sizes=((4000, 3000), (3000, 4000)),
+    table_tile_share=(1 / 40, 1 / 15),
+)
 
 
 def scene_name(index: int) -> str:
