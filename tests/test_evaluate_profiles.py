@@ -341,3 +341,29 @@ def test_ink_settings_are_two_numbers_not_negative(text, capsys):
     with pytest.raises(SystemExit):
         ep.main(["--ink-settings", text])
     assert "--ink-settings" in capsys.readouterr().err
+
+
+class _FirstTestPhoto(Exception):
+    """Raised by the stand-in test_scene: the study has drawn its first test photo."""
+
+
+@pytest.mark.parametrize("study", ["synthetic_experiment", "retake_study", "gate_study"])
+def test_a_studys_test_photos_do_not_depend_on_how_many_calibration_photos_were_refused(monkeypatch, study):
+    """A calibration photo the reader refuses is taken again; the test photos after it must be the
+    same whatever the reader refused, or two readers are compared on other photos."""
+    drawn = []
+
+    def first_test_photo(kind, rng, recipe=None):
+        drawn.append(int(rng.integers(1 << 62)))
+        raise _FirstTestPhoto
+
+    monkeypatch.setattr(ep, "test_scene", first_test_photo)
+    monkeypatch.setattr(ep.TileProfile, "from_samples", staticmethod(lambda name, samples: None))
+    for retakes in (0, 3):
+        def calibrate(kind, rng, retakes=retakes):
+            rng.random(retakes)  # each refused photo draws its scene anew
+            return (), 0.1, ["refused"] * retakes
+        monkeypatch.setattr(ep, "calibrate", calibrate)
+        with pytest.raises(_FirstTestPhoto):
+            getattr(ep, study)(edition("us-teal"), 3, 1, ep.HELD_OUT_RECIPE)
+    assert len(drawn) == 2 and drawn[0] == drawn[1]

@@ -408,6 +408,13 @@ def calibration_scene(kind: Edition, rng: np.random.Generator, width: int = 1600
 # --- the experiments ---------------------------------------------------------------------------
 
 
+def calibration_stream(seed: int) -> np.random.Generator:
+    """The calibration photos' own random stream beside a study's ``default_rng(seed)``: a photo the
+    reader refuses is taken again, so calibration photos drawn from the test photos' stream would
+    make the test photos depend on the reader, and two readers would be compared on other photos."""
+    return np.random.default_rng([seed, 7])
+
+
 def calibrate(kind: Edition, rng: np.random.Generator, attempts: int = 3) -> tuple[tuple[TileSample, ...], float, list[str]]:
     """One calibration photo's samples as a player gets them, the seconds it took, and the photos refused.
 
@@ -539,9 +546,9 @@ def synthetic_experiment(
     """One calibration photo (and a second), ``count`` test photos: every method scored, the shipped
     profile as the app reads with it, and also with its inks heard at each (weight, floor) of
     ``ink_settings``; then the corrections study."""
-    rng = np.random.default_rng(seed)
-    samples, seconds, refused = calibrate(kind, rng)
-    second, _, refused_second = calibrate(kind, rng)
+    rng, calibration = np.random.default_rng(seed), calibration_stream(seed)
+    samples, seconds, refused = calibrate(kind, calibration)
+    second, _, refused_second = calibrate(kind, calibration)
     photos = [_scene_photo(test_scene(kind, rng, recipe=recipe)) for _ in range(count)]
     profile = TileProfile.from_samples("one", samples)
     compared = methods(samples, augmented(samples, rng))
@@ -717,7 +724,7 @@ def retake_study(
     from vision.reader import load_reader, reader_fingerprint
 
     rng = np.random.default_rng(seed)
-    calibration, _, _ = calibrate(kind, rng)
+    calibration, _, _ = calibrate(kind, calibration_stream(seed))
     alone = TileProfile.from_samples("calibration", calibration)
     totals: dict[str, Counter] = {}
     for _ in range(count):
@@ -851,7 +858,7 @@ def removal_study(
     from vision.reader import load_reader, reader_fingerprint
 
     rng = np.random.default_rng(seed)
-    calibration, _, _ = calibrate(kind, np.random.default_rng([seed, 7]))
+    calibration, _, _ = calibrate(kind, calibration_stream(seed))
     reader = reader_fingerprint(load_reader())
     folder = tempfile.TemporaryDirectory()
     total: Counter = Counter()
@@ -921,7 +928,7 @@ def gate_study(kind: Edition, seed: int, count: int, recipe: SceneRecipe) -> lis
     from vision.pipeline import see_tiles
 
     rng = np.random.default_rng(seed)
-    samples, _, _ = calibrate(kind, rng)
+    samples, _, _ = calibrate(kind, calibration_stream(seed))
     profile = TileProfile.from_samples(kind.name, samples)
     boxes: list[GateBox] = []
     for _ in range(count):
