@@ -12,7 +12,9 @@ Steps, all reproducible from the config file and its seeds:
    one-class YOLO labels next to them (a polygon's extent is its box). Nothing is copied into git.
 2. The synthetic set is generated into ``<work>/synthetic`` if it is missing or short; with a
    ``restyled`` section, the real training photos printed again in the training editions are
-   written into ``<work>/restyled`` (:mod:`training.restyled_real`).
+   written into ``<work>/restyled`` (:mod:`training.restyled_real`); with a ``views`` section,
+   photos of its recipe (12 MP phone photos by default) are written and seen as the detector sees
+   them, whole or in the tiled pass's windows, into ``<work>/views`` (:mod:`training.detector_views`).
 3. Ultralytics trains the model built from the config's ``model`` yaml on CPU (by default),
    validating every epoch on the real validation photos; ``last.pt``/``best.pt`` are kept in
    ``<work>/run/weights``. ``--export`` copies ``best.pt`` to the shipped location.
@@ -132,17 +134,12 @@ def build_data_yaml(config: dict[str, Any], work: Path) -> PreparedData:
     synthetic = config.get("synthetic") or {}
     n_synth = int(synthetic.get("count", 0))
     if n_synth > 0:
-        from datasets.synth.writer import RECIPES, write_dataset
-
         synth_dir = _resolve(synthetic.get("dir"), REPO_ROOT) or work / "synthetic"
-        have = len(list((synth_dir / "images").glob("*.jpg"))) if (synth_dir / "images").is_dir() else 0
-        if have < n_synth:
-            print(f"generating synthetic images {have}..{n_synth - 1} into {synth_dir}", flush=True)
-            recipe = RECIPES[str(synthetic.get("recipe", "default"))]
-            write_dataset(synth_dir, n_synth - have, int(synthetic.get("seed", 0)), workers=yolo_env.THREADS, start=have, recipe=recipe)
+        _ensure_photos(synth_dir, n_synth, int(synthetic.get("seed", 0)), str(synthetic.get("recipe", "default")))
         train_dirs.append(str(synth_dir / "images"))
         if not val_dirs:  # no real data: validate on the synthetic set (smoke runs)
             val_dirs.append(str(synth_dir / "images"))
+    n_views = _add_views(config.get("views") or {}, work, train_dirs)
     restyled = config.get("restyled") or {}
     n_restyled = 0
     if restyled:
@@ -158,7 +155,35 @@ def build_data_yaml(config: dict[str, Any], work: Path) -> PreparedData:
     data_yaml = work / "data.yaml"
     work.mkdir(parents=True, exist_ok=True)
     data_yaml.write_text(yaml.safe_dump({"train": train_dirs, "val": val_dirs, "nc": 1, "names": ["tile"]}))
-    return PreparedData(data_yaml, counts["train"] + n_synth + n_restyled, counts["valid"])
+    return PreparedData(data_yaml, counts["train"] + n_synth + n_views + n_restyled, counts["valid"])
+
+
+def _ensure_photos(folder: Path, count: int, seed: int, recipe: str) -> None:
+    """Write photos ``0 .. count-1`` of ``recipe`` into ``folder`` (``datasets.synth``), those not there yet."""
+    from datasets.synth.writer import RECIPES, write_dataset
+
+    have = len(list((folder / "images").glob("*.jpg"))) if (folder / "images").is_dir() else 0
+    if have < count:
+        print(f"generating photos {have}..{count - 1} into {folder}", flush=True)
+        write_dataset(folder, count - have, seed, workers=yolo_env.THREADS, start=have, recipe=RECIPES[recipe])
+
+
+def _add_views(views: dict[str, Any], work: Path, train_dirs: list[str]) -> int:
+    """Photos drawn by ``views.recipe`` (default ``phone``), seen as the detector sees them
+    (:mod:`training.detector_views`): written if missing, their views' folder added to
+    ``train_dirs``; the number of views."""
+    count = int(views.get("count", 0))
+    if count <= 0:
+        return 0
+    from training.detector_views import write_views
+
+    photos = _resolve(views.get("dir"), REPO_ROOT) or work / "views-photos"
+    _ensure_photos(photos, count, int(views.get("seed", 0)), str(views.get("recipe", "phone")))
+    out = work / "views"
+    if not (out / "images").is_dir():
+        write_views(photos, out, int(views.get("imgsz", 640)))
+    train_dirs.append(str(out / "images"))
+    return len(list((out / "images").glob("*.jpg")))
 
 
 def load_config(path: Path) -> dict[str, Any]:

@@ -45,7 +45,7 @@ from vision.model_files import ModelFile, check_detector_path, open_model
 __all__ = [
     "coarse_input", "detect_tiles", "drop_duplicates_and_fragments", "find_tiles", "fine_input", "first_look", "load_detector",
     "METHOD",
-    "TARGET_TILE_PX", "tile_length_px", "windows",
+    "SMALL_TILE_PX", "TARGET_TILE_PX", "small_tile_height", "tile_length_px", "tiling_windows", "windows",
 ]
 
 #: Tile height (pixels in the network input) below which the detector starts to miss tiles.
@@ -127,6 +127,25 @@ def windows(width: int, height: int, size: int, overlap: int) -> list[tuple[int,
         return [(int(round(i * step)), min(length, int(round(i * step)) + extent)) for i in range(n)]
 
     return [(x1, y1, x2, y2) for y1, y2 in spans(height) for x1, x2 in spans(width)]
+
+
+def small_tile_height(short_sides: np.ndarray) -> float:
+    """The tile height the tiled pass judges a photo by: the median of its boxes' shorter sides,
+    x 1.4 (a tile's height where it lies on its side); 0 without boxes."""
+    return float(np.median(np.asarray(short_sides, np.float64) * 1.4)) if len(short_sides) else 0.0
+
+
+def tiling_windows(width: int, height: int, tile_px: float | None, imgsz: int) -> list[tuple[int, int, int, int]]:
+    """The windows of the tiled pass over a ``width×height`` photo whose tiles are ``tile_px`` tall
+    (None: not known, a 25th of the longer side): each sized so that a tile is
+    :data:`TARGET_TILE_PX` in its ``imgsz`` input, overlapping by a tile and a half. Empty when one
+    window would cover the whole photo (the first pass already sees it so)."""
+    longer = max(height, width)
+    tile = tile_px if tile_px else longer / 25.0
+    size = int(np.clip(imgsz * tile / TARGET_TILE_PX, imgsz, longer))
+    if size >= longer:
+        return []
+    return windows(width, height, size, int(min(size * 0.5, tile * 1.6)))
 
 
 def _inner_edge_mask(dets: Detections, window: tuple[int, int, int, int], width: int, height: int) -> np.ndarray:
@@ -227,7 +246,7 @@ def detect_tiles(
         coarse = coarse_input(length, imgsz, model.stride)
         if coarse is not None:
             return drop_duplicates_and_fragments(_predict(model, [image], coarse, conf)[0])
-    median_h = float(np.median(np.minimum(sure.heights, sure.widths) * 1.4)) if len(sure) else 0.0
+    median_h = small_tile_height(np.minimum(sure.heights, sure.widths))
     small = len(sure) == 0 or median_h * scale < SMALL_TILE_PX
     if tiling == "auto" and not small and length is not None:
         fine = fine_input(length, imgsz, model.stride, max(height, width))
@@ -235,13 +254,10 @@ def detect_tiles(
             return drop_duplicates_and_fragments(_predict(model, [image], fine, conf)[0])
     if scale >= 1.0 or (tiling == "auto" and not small):
         return drop_duplicates_and_fragments(found)
-    tile_px = median_h if len(sure) else max(height, width) / 25.0
-    size = int(np.clip(imgsz * tile_px / TARGET_TILE_PX, imgsz, max(height, width)))
-    if size >= max(height, width):
+    boxes = tiling_windows(width, height, median_h if len(sure) else None, imgsz)
+    if not boxes:
         return drop_duplicates_and_fragments(found)
-    overlap = int(min(size * 0.5, tile_px * 1.6))
     parts = [found]
-    boxes = windows(width, height, size, overlap)
     crops = [image[y1:y2, x1:x2] for x1, y1, x2, y2 in boxes]
     for window, dets in zip(boxes, _predict(model, crops, imgsz, conf)):
         shifted = dets.shifted(window[0], window[1])
