@@ -246,3 +246,24 @@ def test_the_gpu_members_train_from_scratch_on_the_members_crops():
     assert gpu["fonts"]["train"]["lr0"] == load_config(configs / "reader.yaml")["train"]["lr0"]  # stage 1's, from scratch
     script = (root / "training" / "lent_gpu_readers.sh").read_text()
     assert "C=datasets/configs/reader_members_gpu.yaml" in script and "--from yolov8n-cls.yaml" in script
+
+
+def test_the_second_phone_round_draws_photos_no_other_recipe_nor_test_set_draws():
+    """Session 41's round continues session 40's: the same real crops and validation, photos of both kinds
+    from seeds no other reader recipe nor test set draws, and no other recipe's crops written again."""
+    from pathlib import Path
+
+    from training.configs import load_config
+    from training.testsets import TEST_SETS
+
+    configs = Path(__file__).resolve().parents[1] / "datasets" / "configs"
+    config, phone = load_config(configs / "reader_phone2.yaml"), load_config(configs / "reader_phone.yaml")
+    others = [load_config(path) for path in sorted(configs.glob("reader*.yaml")) if path.name != "reader_phone2.yaml"]
+    drawn = {c["editions"][key] for c in others if "editions" in c for key in ("scene_seed", "phone_scene_seed") if key in c["editions"]}
+    new, old = config["editions"], phone["editions"]
+    ours = {new["scene_seed"], new["phone_scene_seed"]}
+    assert len(ours) == 2 and not ours & (drawn | {t.seed for t in TEST_SETS} | {new["val_scene_seed"]})
+    assert new["phone_scenes"] > 0 and config["dataset"] == phone["dataset"]
+    assert (new["val_scene_seed"], new["val_scenes"]) == (old["val_scene_seed"], old["val_scenes"])
+    theirs = {c[part]["out"] for c in others for part in ("editions", "fonts") if part in c}
+    assert not {new["out"], config["fonts"]["out"]} & theirs
