@@ -90,6 +90,15 @@ def test_views_refuse_a_folder_without_photos(tmp_path, capsys):
     assert "no photos" in capsys.readouterr().err
 
 
+def test_views_refuse_a_photo_that_is_not_an_image(tmp_path, capsys):
+    _synth_folder(tmp_path / "src", np.zeros((40, 60, 3), np.uint8), np.zeros((0, 4)))
+    (tmp_path / "src" / "images" / "synth_000000.jpg").write_bytes(b"not a jpeg")
+    with pytest.raises(ValueError, match="not an image"):
+        write_views(tmp_path / "src", tmp_path / "out")
+    assert main(["--source", str(tmp_path / "src"), "--out", str(tmp_path / "out")]) == 2
+    assert "not an image" in capsys.readouterr().err
+
+
 def test_a_detector_config_with_views_trains_on_them(tmp_path):
     from training.train_detector import build_data_yaml
 
