@@ -108,6 +108,10 @@ def test_a_detector_config_with_views_trains_on_them(tmp_path):
     assert data["train"] == [str(views)]
     assert prepared.train_images == len(list(views.glob("*.jpg"))) >= 2  # generalised photos are seen whole
     assert len(list((tmp_path / "work" / "views-photos" / "images").glob("*.jpg"))) == 2
+    stale = views / "synth_000099_00.jpg"  # a view of a photo the set no longer holds
+    stale.write_bytes(b"old")
+    again = build_data_yaml({"views": {"count": 2, "seed": 5, "recipe": "generalised"}}, tmp_path / "work")
+    assert not stale.exists() and again.train_images == prepared.train_images
 
 
 def test_the_phone_stage_is_stage_6_with_new_scenes_and_phone_photos_of_the_training_editions():

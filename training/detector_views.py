@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,10 +70,13 @@ def _shrunk(image: np.ndarray, boxes: np.ndarray, max_side: int) -> tuple[np.nda
 
 
 def write_views(source: Path, out: Path, imgsz: int = 640, max_side: int = MAX_SIDE) -> int:
-    """Write the views of every photo of ``source`` (a ``datasets.synth`` folder) to ``out``; return how many."""
+    """Write the views of every photo of ``source`` (a ``datasets.synth`` folder) to ``out``, emptied
+    first (so no view of an earlier, other set of photos stays); return how many."""
     metas = sorted((Path(source) / "meta").glob("*.json"))
     if not metas:
         raise FileNotFoundError(f"no photos in {source} (write them with python -m datasets.synth)")
+    if Path(out).exists():
+        shutil.rmtree(out)
     for sub in ("images", "labels"):
         (Path(out) / sub).mkdir(parents=True, exist_ok=True)
     written = 0

@@ -170,8 +170,8 @@ def _ensure_photos(folder: Path, count: int, seed: int, recipe: str) -> None:
 
 def _add_views(views: dict[str, Any], work: Path, train_dirs: list[str]) -> int:
     """Photos drawn by ``views.recipe`` (default ``phone``), seen as the detector sees them
-    (:mod:`training.detector_views`): written if missing, their views' folder added to
-    ``train_dirs``; the number of views."""
+    (:mod:`training.detector_views`): the photos written if missing, their views written anew (as
+    the restyled photos are), the views' folder added to ``train_dirs``; the number of views."""
     count = int(views.get("count", 0))
     if count <= 0:
         return 0
@@ -180,10 +180,9 @@ def _add_views(views: dict[str, Any], work: Path, train_dirs: list[str]) -> int:
     photos = _resolve(views.get("dir"), REPO_ROOT) or work / "views-photos"
     _ensure_photos(photos, count, int(views.get("seed", 0)), str(views.get("recipe", "phone")))
     out = work / "views"
-    if not (out / "images").is_dir():
-        write_views(photos, out, int(views.get("imgsz", 640)))
+    written = write_views(photos, out, int(views.get("imgsz", 640)))
     train_dirs.append(str(out / "images"))
-    return len(list((out / "images").glob("*.jpg")))
+    return written
 
 
 def load_config(path: Path) -> dict[str, Any]:
