@@ -26,7 +26,7 @@ from solver.i18n import error_text, tile_label, tr
 from solver.rules import RuleSet
 from solver.tiles import Tile
 from vision.profiles import TileProfile, TileSample
-from vision.reading import Reading, ReadingKind, ReadTile, small_tiles_note
+from vision.reading import Reading, ReadingKind, ReadTile, photo_advice
 from vision.session_memory import SessionMemory
 
 from . import session
@@ -67,6 +67,9 @@ class PhotoReading:
     reading: Reading | None = None
     plain_jpeg: bytes = b""
     scale: float = 1.0
+    #: How blurred the read tiles are (:attr:`vision.reading.Reading.blur`): see
+    #: :func:`vision.reading.blurred_photo_note`.
+    blur: float = 0.0
 
 
 log = logging.getLogger(__name__)
@@ -208,7 +211,7 @@ def _photo_reading(reading: Reading, plain: np.ndarray, plain_jpeg: bytes, scale
     boxes = tuple(tuple(_scaled(tiles[i].box, scale) for i in row) for row in positions)
     return PhotoReading(
         rows, _jpeg(annotate_preview(plain, reading, scale)), notes, sum(len(r) for r in rows), boxes, reading.samples,
-        len(reading.doubtful_boxes), reading.tile_px, reading, plain_jpeg, scale,
+        len(reading.doubtful_boxes), reading.tile_px, reading, plain_jpeg, scale, reading.blur,
     )
 
 
@@ -268,9 +271,11 @@ def unsure_rack_note(chips: Iterable[Chip], lang: str) -> str | None:
     )
 
 
-def photo_notes(doubtful: int, tile_px: float, lang: str) -> tuple[str, ...]:
-    """What a page says under a read photo: tiles too small to read well, boxes left out."""
-    return tuple(note for note in (small_tiles_note(tile_px, lang), doubtful_note(doubtful, lang)) if note)
+def photo_notes(doubtful: int, tile_px: float, blur: float, lang: str) -> tuple[str, ...]:
+    """What a page says under a read photo: tiles too small or too blurred to read well
+    (:func:`vision.reading.photo_advice`), boxes left out."""
+    note = doubtful_note(doubtful, lang)
+    return photo_advice(tile_px, blur, lang) + ((note,) if note else ())
 
 
 def doubtful_note(count: int, lang: str) -> str | None:

@@ -32,14 +32,15 @@ MARGIN_PX = 6
 @dataclass(frozen=True)
 class TableReading:
     """Melds in table order, each tile's box (``()`` when typed), the annotated photo if any, how
-    many boxes it shows dashed (left out as more likely not tiles), and how long its tiles are in
-    the photo (:attr:`app.photos.PhotoReading.tile_px`; 0 when typed)."""
+    many boxes it shows dashed (left out as more likely not tiles), and how long and how blurred its
+    tiles are in the photo (:attr:`app.photos.PhotoReading.tile_px` and ``blur``; 0 when typed)."""
 
     melds: tuple[tuple[Tile, ...], ...]
     boxes: tuple[tuple[Box, ...], ...] = ()
     photo_jpeg: bytes | None = None
     doubtful: int = 0
     tile_px: float = 0.0
+    blur: float = 0.0
 
     @property
     def tile_count(self) -> int:
@@ -49,7 +50,7 @@ class TableReading:
 def from_photo(reading: PhotoReading) -> TableReading:
     return TableReading(
         tuple(tuple(chip.tile for chip in row) for row in reading.rows), reading.boxes, reading.annotated_jpeg,
-        reading.doubtful, reading.tile_px,
+        reading.doubtful, reading.tile_px, reading.blur,
     )
 
 

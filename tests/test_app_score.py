@@ -331,6 +331,19 @@ def test_a_rack_photo_of_small_tiles_says_how_to_take_a_better_one(monkeypatch):
     assert small_tiles_note(25.0, "en") in [c.value for c in at.caption]
 
 
+def test_a_blurred_rack_photo_asks_for_another(monkeypatch):
+    from solver.tiles import parse_tile
+    from tests.test_app_play import read_tile
+    from vision.reading import Reading, ReadingKind, blurred_photo_note
+
+    def blurred_rack(image, kind="table", rules=None, profile=None, memory=None):
+        tiles = tuple(read_tile(parse_tile(n), box=(80.0 * i, 0.0, 80.0 * i + 70.0, 100.0)) for i, n in enumerate(("r7", "b2")))
+        return Reading(tiles, ((0, 1),), kind=ReadingKind.RACK, blur=0.11)
+
+    at = read_bobs_rack_photo(monkeypatch, blurred_rack)
+    assert blurred_photo_note(0.11, "en") in [c.value for c in at.caption]
+
+
 def test_a_rack_photo_is_read_with_the_other_racks_of_the_round(monkeypatch):
     """Bob's line holds both jokers; Cy's photo shows a tile the reader takes for a joker first and
     a blue 12 next: the round's racks come from one set, so Cy's tile is the blue 12, marked unsure."""

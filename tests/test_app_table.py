@@ -202,6 +202,25 @@ def test_the_dashed_boxes_on_a_turn_photo_are_explained_under_it(monkeypatch):
     assert not any("Dashed boxes (0)" in c for c in captions)
 
 
+def test_a_blurred_turn_photo_asks_for_another_under_it(monkeypatch):
+    """The blur travels with the start of the turn: the note stands under each blurred photo only."""
+    from dataclasses import replace
+
+    from vision.reading import blurred_photo_note
+
+    def read(image, kind="table", rules=None, profile=None, memory=None):
+        reading = fake_tables(image, kind, rules)
+        bigger = tuple(replace(t, box=(t.box[0], t.box[1], t.box[0] + 50.0, t.box[1] + 70.0)) for t in reading.tiles)
+        dark = int(np.asarray(image).mean()) < 100
+        return replace(reading, tiles=bigger, blur=0.2 if dark else 0.01)
+
+    at = check_turn_from_photos(monkeypatch, read)
+    assert at.session_state[TURN_START].blur == 0.2
+    captions = texts(at.caption)
+    assert captions.count(blurred_photo_note(0.2, "en")) == 2  # in the recorded start, and the start framed
+    assert not any("small" in c for c in captions)
+
+
 def test_highlight_frames_the_box_in_red():
     framed = highlight(photo(255), [(50.0, 20.0, 70.0, 40.0)])
     image = np.asarray(Image.open(io.BytesIO(framed)).convert("RGB"))

@@ -262,6 +262,30 @@ def test_cli_read_json_and_annotated_photo(capsys, tmp_path):
 
 
 @needs_models
+def test_cli_read_says_when_a_photo_is_blurred_and_not_when_it_is_sharp(capsys, tmp_path):
+    """With the shipped models: the same tiles photographed sharp and with the camera moving (a smear
+    a fifth of a tile long) are both read, and only the smeared photo asks to be taken again."""
+    import cv2
+
+    from vision.reading import BLURRED_PHOTO, blurred_photo_note
+
+    sharp = rows_photo([["r4", "r5", "r6"], ["k5", "b5", "o5"]])
+    kernel = np.zeros((27, 27), np.float32)
+    kernel[13, :] = 1.0 / 27  # 27 px of a 130 px tile, sideways
+    paths = {"sharp": _write(tmp_path, "sharp.png", sharp), "shaken": _write(tmp_path, "shaken.png", cv2.filter2D(sharp, -1, kernel))}
+    blur = {}
+    for name, path in paths.items():
+        code, out, err = _cli(capsys, "read", path, "--json")
+        assert code == 0, err
+        data = json.loads(out)
+        assert len(data["tiles"]) >= 5, data["tiles"]
+        blur[name] = data["blur"]
+        code, text, _ = _cli(capsys, "read", path)
+        assert code == 0 and (blurred_photo_note(BLURRED_PHOTO) in text) == (name == "shaken"), text
+    assert blur["sharp"] < BLURRED_PHOTO / 2 <= BLURRED_PHOTO <= blur["shaken"], blur
+
+
+@needs_models
 def test_cli_read_rack_kind(capsys, tmp_path):
     photo = _write(tmp_path, "rack.png", rows_photo([["r7", "k13", "b2"], ["o9", "j"]]))
     code, out, err = _cli(capsys, "read", photo, "--kind", "rack", "--json")

@@ -39,7 +39,10 @@ def sample() -> Reading:
         ReadingProblem(ProblemKind.UNCERTAIN_TILE, (3,), (JOKER,), alternatives=(parse_tile("black-6"),)),
         ReadingProblem(ProblemKind.COPY_LIMIT, (0,), (parse_tile("red-7"),), count=3, limit=2),
     )
-    return Reading(tiles, ((0, 1, 2), (3, 4)), problems, ReadingKind.TABLE, (640, 480), doubtful_boxes=((300.0, 5.0, 340.5, 65.0),))
+    return Reading(
+        tiles, ((0, 1, 2), (3, 4)), problems, ReadingKind.TABLE, (640, 480), doubtful_boxes=((300.0, 5.0, 340.5, 65.0),),
+        blur=0.0312,
+    )
 
 
 def test_solver_views():
@@ -67,8 +70,10 @@ def test_json_has_the_documented_shape():
     assert [p["kind"] for p in data["problems"]] == ["invalid-meld", "uncertain-tile", "copy-limit"]
     assert data["problems"][2]["count"] == 3 and data["problems"][2]["limit"] == 2
     assert data["doubtful_boxes"] == [[300.0, 5.0, 340.5, 65.0]]
+    assert data["blur"] == 0.0312
     json.dumps(data)  # plain JSON types only
     assert Reading.from_json({k: v for k, v in data.items() if k != "doubtful_boxes"}).doubtful_boxes == ()
+    assert Reading.from_json({k: v for k, v in data.items() if k != "blur"}).blur == 0.0  # a reading saved before
 
 
 def test_json_round_trip():
@@ -112,6 +117,11 @@ def test_unknown_language_falls_back_to_english():
         {"tiles": [], "doubtful_boxes": [[0, 0, 1]]},
         {"tiles": [], "doubtful_boxes": [["left", 0, 1, 1]]},
         {"tiles": [], "doubtful_boxes": 3},
+        {"tiles": [], "blur": -0.1},
+        {"tiles": [], "blur": "sharp"},
+        {"tiles": [], "blur": float("nan")},
+        {"tiles": [], "blur": float("inf")},
+        {"tiles": [], "blur": [0.1]},
     ],
 )
 def test_bad_json_is_refused(data):
@@ -308,3 +318,68 @@ def test_read_keeps_the_boxes_it_left_out_and_annotate_dashes_them(monkeypatch):
     assert (clean[15:90, 195:250] == 0).all()
     half = pipeline.annotate(photo, reading, scale=0.5)
     assert (half[10, 100:121] == pipeline.DOUBTFUL_BGR).all(axis=1).any()
+
+
+# --- notes on taking a better photo ------------------------------------------------------------
+
+
+def test_a_blurred_photo_says_so_and_asks_for_another_in_the_readers_language():
+    from vision.reading import BLURRED_PHOTO, blurred_photo_note
+
+    note = blurred_photo_note(BLURRED_PHOTO, "en")
+    assert note is not None and "blurred" in note and "take the photo again" in note
+    assert blurred_photo_note(BLURRED_PHOTO - 0.001, "en") is None
+    assert blurred_photo_note(0.0, "en") is None  # not measured
+    assert blurred_photo_note(float("nan"), "en") is None
+    for lang in ("uk", "ru", "ro"):
+        assert blurred_photo_note(0.2, lang) not in (None, note)  # translated
+
+
+def test_a_photo_of_small_tiles_gets_the_small_tiles_note_alone_and_a_blurred_one_the_blur_note():
+    """Tiny tiles measure blurred whatever the camera did, and a closer photo cures both: one note."""
+    from vision.reading import BLURRED_PHOTO, SMALL_TILE_NOTE_PX, blurred_photo_note, photo_advice, small_tiles_note
+
+    assert photo_advice(20.0, 0.3, "en") == (small_tiles_note(20.0, "en"),)
+    assert photo_advice(SMALL_TILE_NOTE_PX, BLURRED_PHOTO, "en") == (blurred_photo_note(BLURRED_PHOTO, "en"),)
+    assert photo_advice(120.0, BLURRED_PHOTO / 2, "en") == ()
+    assert photo_advice(0.0, 0.0, "en") == ()  # nothing read
+
+
+def test_a_readings_messages_end_with_the_note_on_its_blur():
+    from vision.reading import blurred_photo_note
+
+    blurred = replace(sample(), blur=0.12)  # tiles 60 pixels long: not small
+    assert blurred.messages("uk")[-1] == blurred_photo_note(0.12, "uk")
+    assert blurred.messages("uk")[:-1] == sample().messages("uk")
+    assert len(sample().messages()) == len(sample().problems)  # 0.03: sharp enough, nothing added
+
+
+def test_read_measures_the_blur_of_the_tiles_it_keeps(monkeypatch):
+    """vision.read measures the tiles it read, on the photo it was given: the same photo smeared
+    reads as blurred, and the boxes it left out as no tiles do not count."""
+    import cv2
+
+    import vision.pipeline as pipeline
+    from vision.reader import CropReading
+    from vision.reading import BLURRED_PHOTO, blurred_photo_note
+
+    photo = np.full((300, 600, 3), (60, 100, 140), np.uint8)
+    boxes = np.array([[40 + 130 * i, 60, 140 + 130 * i, 200] for i in range(3)], np.float32)
+    for x1, y1, x2, y2 in boxes.astype(int):
+        photo[y1:y2, x1:x2] = 235
+        cv2.putText(photo[y1:y2, x1:x2], "8", (20, 110), cv2.FONT_HERSHEY_SIMPLEX, 3.0, (30, 30, 30), 8, cv2.LINE_AA)
+    smeared_box = np.array([[450, 60, 550, 200]], np.float32)  # a box left out as no tile: its blur does not count
+    photo[60:200, 450:550] = cv2.GaussianBlur(np.ascontiguousarray(photo[60:200, 450:550]), (0, 0), 12)
+    seen = pipeline.SeenTiles(
+        Detections(boxes, np.ones(3, np.float32)), np.zeros((1, 3, 8, 8, 3), np.uint8),
+        CropReading(one_hot("red-8", "blue-8", "black-8"), np.ones(3), np.zeros((3, 4), np.float32)),
+        Detections(smeared_box, np.array([0.3], np.float32)),
+    )
+    monkeypatch.setattr(pipeline, "see_tiles", lambda image, **_: seen)
+    sharp = pipeline.read(photo)
+    assert 0.0 <= sharp.blur < 0.02
+    assert blurred_photo_note(BLURRED_PHOTO) not in sharp.messages()
+    smeared = pipeline.read(cv2.GaussianBlur(photo, (0, 0), 6))  # σ 4 % of a 140-pixel tile
+    assert smeared.blur >= BLURRED_PHOTO
+    assert smeared.messages()[-1] == blurred_photo_note(smeared.blur)
+    assert Reading.from_json(smeared.to_json()).blur == pytest.approx(smeared.blur, abs=1e-4)

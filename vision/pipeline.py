@@ -27,6 +27,7 @@ from vision.profiles import TileProfile, TileSample
 from vision.reader import CropReading
 from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile
 from vision.session_memory import SessionMemory
+from vision.sharpness import photo_blur
 
 ImageSource = str | Path | bytes | BinaryIO | np.ndarray
 
@@ -482,7 +483,8 @@ def read(
         for tile, i in zip(reading.tiles, order)
     )
     doubtful = tuple(tuple(float(v) for v in box) for box in seen.dropped.boxes)
-    return replace(reading, samples=samples, doubtful_boxes=doubtful)  # type: ignore[arg-type]
+    blur = photo_blur(photo, [tile.box for tile in reading.tiles])
+    return replace(reading, samples=samples, doubtful_boxes=doubtful, blur=blur)  # type: ignore[arg-type]
 
 
 def warm_up() -> None:

@@ -41,6 +41,37 @@ def small_tiles_note(tile_px: float, lang: str = DEFAULT_LANGUAGE) -> str | None
     )
 
 
+#: A photo whose tiles blur over this share of their length (:func:`vision.sharpness.photo_blur`)
+#: says so and asks for another (:func:`blurred_photo_note`). On the selection and calibration sets
+#: (207 photos with tiles of 40 pixels or more) the 9 photos over it had 23 % of their tiles read
+#: wrong, against 4 % on the rest, and the blur of none of the real photos comes near it (the
+#: highest is 0.049); chosen there, then measured once on the test sets (``docs/reading-history.md``,
+#: *Blurred photos*; ``python -m training.blur_study``).
+BLURRED_PHOTO = 0.07
+
+
+def blurred_photo_note(blur: float, lang: str = DEFAULT_LANGUAGE) -> str | None:
+    """What to do about a photo whose tiles blur over ``blur`` of their length, when that is too
+    much to read them well (None when it is not)."""
+    if not blur >= BLURRED_PHOTO:
+        return None
+    return tr(
+        "This photo is blurred (the camera moved or did not focus), and blurred tiles are often misread. "
+        "Hold the phone still, let it focus on the tiles, and take the photo again.",
+        lang,
+    )
+
+
+def photo_advice(tile_px: float, blur: float, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
+    """How to take a better photo, when this one's tiles are too small or too blurred to read well.
+    Small tiles say only that (a closer photo is the cure for both, and tiny tiles measure blurred)."""
+    small = small_tiles_note(tile_px, lang)
+    if small:
+        return (small,)
+    blurred = blurred_photo_note(blur, lang)
+    return (blurred,) if blurred else ()
+
+
 class ReadingKind(enum.Enum):
     """What the photo shows: the table (melds that must be valid) or a player's rack."""
 
@@ -210,6 +241,9 @@ class Reading:
     #: Boxes the detector found that were left out as more likely not tiles (x1, y1, x2, y2, photo
     #: pixels): shown dashed on the photo, so that a real tile among them is added by the player.
     doubtful_boxes: tuple[tuple[float, float, float, float], ...] = ()
+    #: How blurred the tiles are, as a share of their length (:func:`vision.sharpness.photo_blur`;
+    #: 0.0 when not measured): see :func:`blurred_photo_note`.
+    blur: float = 0.0
 
     def __post_init__(self) -> None:
         positions = [i for meld in self.melds for i in meld]
@@ -232,9 +266,8 @@ class Reading:
         return median_length([t.box for t in self.tiles])
 
     def messages(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
-        """The problems in words, and a note when the tiles are too small to read well."""
-        note = small_tiles_note(self.tile_px, lang)
-        return tuple(p.message(lang) for p in self.problems) + ((note,) if note else ())
+        """The problems in words, and a note when the tiles are too small or too blurred to read well."""
+        return tuple(p.message(lang) for p in self.problems) + photo_advice(self.tile_px, self.blur, lang)
 
     def to_json(self, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
         return {
@@ -245,6 +278,7 @@ class Reading:
             "meld_tiles": [list(meld) for meld in self.melds],
             "problems": [p.to_json(lang) for p in self.problems],
             "doubtful_boxes": [[round(float(v), 1) for v in box] for box in self.doubtful_boxes],
+            "blur": round(float(self.blur), 4),
         }
 
     @staticmethod
@@ -259,15 +293,18 @@ class Reading:
             kind = ReadingKind(data.get("kind", ReadingKind.TABLE.value))
             size = tuple(int(v) for v in data.get("image_size", (0, 0)))
             doubtful = tuple(tuple(float(v) for v in box) for box in data.get("doubtful_boxes", ()))
+            blur = float(data.get("blur", 0.0))
         except (TypeError, ValueError) as error:
             if isinstance(error, ReadingFormatError):
                 raise
             raise ReadingFormatError(f"not a reading: {error}") from error
         if len(size) != 2:
             raise ReadingFormatError("image_size has two numbers")
+        if not 0.0 <= blur < float("inf"):
+            raise ReadingFormatError(f"blur is a share of a tile's length, 0 or more, got {blur!r}")
         names = [[tiles[i].tile.name for i in m] for m in melds] if all(
             0 <= i < len(tiles) for m in melds for i in m
         ) else None
         if "melds" in data and names is not None and [list(m) for m in data["melds"]] != names:
             raise ReadingFormatError("'melds' and 'meld_tiles' disagree")
-        return Reading(tiles, melds, problems, kind, size, doubtful_boxes=doubtful)  # type: ignore[arg-type]
+        return Reading(tiles, melds, problems, kind, size, doubtful_boxes=doubtful, blur=blur)  # type: ignore[arg-type]
