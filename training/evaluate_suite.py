@@ -500,15 +500,28 @@ def pooled(reports) -> PRF:
                sum(r["tiles"] for r in reports))
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])
+def add_reading_arguments(parser: argparse.ArgumentParser, default_sets: Sequence[str]) -> None:
+    """The options of every tool that reads the test sets end to end: the models, where the sets
+    are, which of them (``default_sets`` unless named), and the cache (:func:`see_photo`)."""
     parser.add_argument("--detector", type=Path, help="detector weights (default: models/detector.pt)")
     parser.add_argument("--reader", type=Path, help="reader: an ONNX file (default: the shipped models/reader.onnx, read as photos are) or a .pt candidate")
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL)
     parser.add_argument("--testsets", type=Path, default=DEFAULT_OUT)
-    names = [REAL_VALIDATION] + [t.name for t in ALL_SETS]
-    tests = [REAL_VALIDATION] + [t.name for t in ALL_SETS if t.is_test]
-    parser.add_argument("--sets", nargs="*", choices=names, default=tests)
+    parser.add_argument("--sets", nargs="*", choices=[REAL_VALIDATION] + [t.name for t in ALL_SETS], default=list(default_sets))
+    parser.add_argument("--cache", type=Path, help="keep each photo's detections (by detector) and each reader's output "
+                        "(by detector and reader) here and reuse them: a new reader re-reads the cached boxes only, "
+                        "and re-decoding costs no inference")
+
+
+def load_named_set(name: str, real: Path, testsets: Path) -> list[TestPhoto]:
+    """The photos of the set ``name``: the real validation split under ``real``, or a test set under
+    ``testsets``; raises :class:`FileNotFoundError` or :class:`ValueError` when it is not there."""
+    return real_validation(real) if name == REAL_VALIDATION else load_testset(testsets / name)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n")[0])
+    add_reading_arguments(parser, [REAL_VALIDATION] + [t.name for t in ALL_SETS if t.is_test])
     parser.add_argument("--uncertain-below", type=float, help="decoding's uncertainty threshold (default: the shipped rule)")
     parser.add_argument("--joker-uncertain-below", type=float, help="the jokers' own threshold (default: the shipped rule)")
     parser.add_argument("--min-tile-prob", type=float, default=MIN_TILE_PROB,
@@ -516,9 +529,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ink-weight", type=float, default=0.0,
                         help="read colour relative to the photo with this weight (training.photo_colour; 0: off, as shipped)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
-    parser.add_argument("--cache", type=Path, help="keep each photo's detections (by detector) and each reader's output "
-                        "(by detector and reader) here and reuse them: a new reader re-reads the cached boxes only, "
-                        "and re-decoding costs no inference")
     args = parser.parse_args(argv)
     reader = load_any_reader(args.reader)
     settings = DEFAULT_SETTINGS
@@ -529,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     report = {}
     for name in args.sets:
         try:
-            photos = real_validation(args.real) if name == REAL_VALIDATION else load_testset(args.testsets / name)
+            photos = load_named_set(name, args.real, args.testsets)
         except (FileNotFoundError, ValueError) as exc:
             print(f"{name}: skipped ({exc})")
             continue
