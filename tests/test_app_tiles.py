@@ -128,6 +128,31 @@ def test_tiles_put_back_are_marked_and_boxes_left_out_are_shown_before_saving(mo
     assert len(stored.not_tiles) == 1 and stored.not_tile_origins == ("calibration",)  # kept as no tile of the set
 
 
+def test_a_blurred_or_small_calibration_photo_says_so_above_its_tiles(monkeypatch, private_data):
+    """Each photo's tiles are checked for size and blur, and only the photo concerned says so."""
+    from dataclasses import replace
+
+    from vision.reading import blurred_photo_note, small_tiles_note
+
+    looks = iter([(80.0, 0.15), (80.0, 0.01), (20.0, 0.0)])  # blurred, sharp, small tiles
+
+    def collect(image, layout, *, progress=None, **_):
+        length, blur = next(looks)
+        samples = tuple(replace(_sample(t, i), box=(100.0 * i, 0.0, 100.0 * i + length * 0.7, length)) for i, t in enumerate(layout.tiles))
+        return PairedPhoto(samples, blur=blur)
+
+    monkeypatch.setattr("vision.calibration.collect_samples", collect)
+    at = start_app("tiles")
+    at.text_input(key="tiles_layout").input("r1 r2 r3 | j")
+    at.text_input(key="tiles_name").input("our set")
+    at.file_uploader(key="tiles_photos").set_value([(f"{n}.png", _png(), "image/png") for n in "abc"])
+    at.button(key="tiles_read").click().run()
+    assert not at.exception and shown(at.error) == []
+    assert shown(at.warning) == [blurred_photo_note(0.15, "en"), small_tiles_note(20.0, "en")]
+    at.button(key="tiles_save").click().run()
+    assert len(_store(private_data).load("our set").samples) == 12  # saved all the same
+
+
 def test_a_photo_that_does_not_fit_the_layout_says_where_and_saves_nothing(monkeypatch, private_data):
     monkeypatch.setattr("vision.calibration.collect_samples", _fake_collect(fail_on=2))
     at = start_app("tiles")

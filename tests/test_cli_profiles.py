@@ -55,6 +55,7 @@ def test_calibrate_saves_a_profile_that_list_read_solve_and_delete_use(capsys, t
     assert code == 0, err
     assert json.loads(out) == {
         "name": "Kitchen set", "tiles": 9, "kinds": 9, "added": 9, "photos": 1, "layout": LAYOUT, "put_back": 0, "left_out": 0,
+        "notes": [],
     }
     stored = ProfileStore(data_dir / "profiles").load("kitchen set")
     assert [s.tile.short for s in stored.samples] == LAYOUT.replace("|", "").split()
@@ -138,6 +139,26 @@ def test_calibrate_says_which_tiles_were_put_back_and_how_many_boxes_were_left_o
     assert "; 2 box(es) that are no tile;" in out  # the boxes left out, kept in the profile
     code, out, _ = _cli(capsys, "tiles", "list", "--json")
     assert json.loads(out)["profiles"][0]["not_tiles"] == 2
+
+
+@needs_models
+def test_calibrate_says_when_a_photo_is_too_blurred_to_teach_the_reader_well_and_saves_it_anyway(capsys, tmp_path, data_dir):
+    """The same layout photographed with the camera moving: its tiles are measured as blurred, the
+    command says so for that photo (text and JSON), and the profile is saved, as the player asked."""
+    from vision.reading import BLURRED_PHOTO, blurred_photo_note
+
+    sharp = _layout_photo(tmp_path)
+    kernel = np.zeros((27, 27), np.float32)
+    kernel[13, :] = 1.0 / 27  # a fifth of a 130 px tile, sideways
+    shaken = _write(tmp_path / "photos", "shaken.png", cv2.filter2D(cv2.imread(sharp), -1, kernel))
+    note = blurred_photo_note(BLURRED_PHOTO)
+    code, out, err = _cli(capsys, "calibrate", sharp, shaken, "--name", "set", "--layout", LAYOUT)
+    assert code == 0, err
+    assert f"Photo {shaken}: {note}" in out.splitlines() and sharp not in out
+    code, out, err = _cli(capsys, "calibrate", shaken, "--name", "set", "--layout", LAYOUT, "--json", "--lang", "ro")
+    assert code == 0, err
+    assert json.loads(out)["notes"] == [{"photo": shaken, "message": blurred_photo_note(BLURRED_PHOTO, "ro")}]
+    assert ProfileStore(data_dir / "profiles").load("set").summary.tiles == 27
 
 
 @needs_models

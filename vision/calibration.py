@@ -34,17 +34,19 @@ after but one with a tile found twice, and no tile was paired with a box of anot
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from solver.i18n import Message, TranslatableError
+from solver.i18n import DEFAULT_LANGUAGE, Message, TranslatableError
 from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_melds
-from vision.detections import Detections, box_overlap
+from vision.detections import Detections, box_overlap, median_length
 from vision.profiles import NoTileSample, TileSample, unlike_the_rest
+from vision.reading import photo_advice
+from vision.sharpness import photo_blur
 
 if TYPE_CHECKING:
     from vision.pipeline import SeenTiles
@@ -327,6 +329,18 @@ class PairedPhoto:
     #: :func:`vision.profiles.unlike_the_rest`): shown to the player, and kept in the profile as no
     #: tile of the player's set.
     left_out: tuple[NoTileSample, ...] = ()
+    #: How blurred the photo's tiles are (:func:`vision.sharpness.photo_blur`; 0.0 when not measured).
+    blur: float = 0.0
+
+    @property
+    def tile_px(self) -> float:
+        """How long the tiles are in the photo: the median of their boxes' longer sides (0.0 for none)."""
+        return median_length([s.box for s in self.samples if len(s.box) == 4])
+
+    def notes(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
+        """What to tell the player about the photo itself: its tiles too small or too blurred to
+        teach the reader well (:func:`vision.reading.photo_advice`); the profile is saved anyway."""
+        return photo_advice(self.tile_px, self.blur, lang)
 
 
 def samples_from(seen: "SeenTiles", layout: CalibrationLayout, fit: int = MAX_FIT) -> PairedPhoto:
@@ -412,4 +426,4 @@ def collect_samples(
     report(0.8, "pair")
     paired = samples_from(seen, layout, fit)
     report(1.0, "done")
-    return paired
+    return replace(paired, blur=photo_blur(image, [s.box for s in paired.samples if len(s.box) == 4]))

@@ -12,8 +12,10 @@ bad photo saves nothing; a profile that exists already gets the new tiles added.
 JSON (``--json``)::
 
     calibrate:   {"name": str, "tiles": int, "kinds": int, "added": int, "photos": int, "layout": notation,
-                  "put_back": int, "left_out": int}   (tiles the gate had dropped taken where the layout has
-                  one; boxes left out as no tile of the layout: :func:`vision.calibration.samples_from`)
+                  "put_back": int, "left_out": int, "notes": [{"photo": path, "message": text}]}
+                  (tiles the gate had dropped taken where the layout has one; boxes left out as no tile of
+                  the layout: :func:`vision.calibration.samples_from`; a photo's tiles too small or too
+                  blurred to teach the reader well: :meth:`vision.calibration.PairedPhoto.notes`)
     tiles list:  {"profiles": [{"name", "tiles", "kinds", "corrections", "updated", "not_tiles", "inks"}], "skipped": [text, ...]}
                  ("inks": whether it holds enough tiles of every colour to learn the set's inks)
     tiles delete: {"deleted": name}
@@ -79,7 +81,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
     name = safe_name(args.name)
     layout = parse_layout(args.layout)
     store = ProfileStore()
-    samples, put_back, left_out = [], 0, []
+    samples, put_back, left_out, notes = [], 0, [], []
     for path in args.photos:
         try:
             image = load_image(path)
@@ -104,6 +106,10 @@ def _run_calibrate(args: argparse.Namespace) -> int:
                 "Photo {path}: {count} box(es) that are no tile of the layout were left out.",
                 args.lang, path=path, count=len(paired.left_out),
             ))
+        for note in paired.notes(args.lang):
+            notes.append({"photo": path, "message": note})
+            if not args.json:
+                print(tr("Photo {path}: {note}", args.lang, path=path, note=note))
         samples.extend(paired.samples)
         put_back += len(paired.put_back)
         left_out.extend(paired.left_out)
@@ -113,6 +119,7 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         emit_json({
             "name": summary.name, "tiles": summary.tiles, "kinds": summary.kinds, "added": len(samples),
             "photos": len(args.photos), "layout": layout.notation, "put_back": put_back, "left_out": len(left_out),
+            "notes": notes,
         })
     else:
         print(tr(
