@@ -50,3 +50,17 @@ def test_a_missing_set_is_skipped_with_its_reason(tmp_path, capsys, monkeypatch)
     assert main(["--testsets", str(tmp_path), "--sets", "distractors"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("distractors: skipped (") and "noted: none" in out
+
+
+def test_the_real_splits_are_named_sets(real_root, tmp_path):
+    from training.evaluate_suite import REAL_TRAINING, REAL_VALIDATION, load_named_set
+
+    valid = load_named_set(REAL_VALIDATION, real_root, tmp_path)
+    train = load_named_set(REAL_TRAINING, real_root, tmp_path)
+    assert [p.name for p in valid] == ["table-1_jpeg.rf.aaa.jpg"]
+    assert len(train) == 4 and all(p.image_path.parent.parent.name == "train" for p in train)
+    assert all(len(p.boxes) == len(p.labels) > 0 and p.kind == "table" for p in valid + train)
+    with pytest.raises(ValueError):
+        load_named_set(REAL_TRAINING, tmp_path / "nothing", tmp_path)
+    with pytest.raises(FileNotFoundError):
+        load_named_set("distractors", real_root, tmp_path)

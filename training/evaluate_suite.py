@@ -52,6 +52,9 @@ MATCH_IOU = 0.3
 #: reading it is neither required nor a phantom (:func:`without_hidden`).
 MIN_NUMBER_VISIBLE = 0.7
 REAL_VALIDATION = "real-validation"
+#: The real photos the models were trained on: no measure of reading, but of what reading says of
+#: real photos that no model judged (how often a photo is called blurred, ``training.blur_study``).
+REAL_TRAINING = "real-training"
 
 __all__ = ["TestPhoto", "load_testset", "real_validation", "PhotoReading", "read_photo", "evaluate_set", "main"]
 
@@ -89,12 +92,12 @@ def load_testset(folder: Path) -> list[TestPhoto]:
     return photos
 
 
-def real_validation(root: Path = DEFAULT_REAL) -> list[TestPhoto]:
-    """The real validation split, read as tables (as :mod:`training.evaluate` always has)."""
+def real_validation(root: Path = DEFAULT_REAL, split: str = "valid") -> list[TestPhoto]:
+    """The real validation split (or another ``split``), read as tables (as :mod:`training.evaluate` always has)."""
     return [
         TestPhoto(p.image_path.name, p.image_path, np.array([t.box for t in p.tiles], np.float32).reshape(-1, 4),
                   tuple(t.tile.index for t in p.tiles), "table", np.zeros((0, 4), np.float32))
-        for p in load_real_split(root, "valid")
+        for p in load_real_split(root, split)
     ]
 
 
@@ -507,16 +510,18 @@ def add_reading_arguments(parser: argparse.ArgumentParser, default_sets: Sequenc
     parser.add_argument("--reader", type=Path, help="reader: an ONNX file (default: the shipped models/reader.onnx, read as photos are) or a .pt candidate")
     parser.add_argument("--real", type=Path, default=DEFAULT_REAL)
     parser.add_argument("--testsets", type=Path, default=DEFAULT_OUT)
-    parser.add_argument("--sets", nargs="*", choices=[REAL_VALIDATION] + [t.name for t in ALL_SETS], default=list(default_sets))
+    parser.add_argument("--sets", nargs="*", choices=[REAL_VALIDATION, REAL_TRAINING] + [t.name for t in ALL_SETS], default=list(default_sets))
     parser.add_argument("--cache", type=Path, help="keep each photo's detections (by detector) and each reader's output "
                         "(by detector and reader) here and reuse them: a new reader re-reads the cached boxes only, "
                         "and re-decoding costs no inference")
 
 
 def load_named_set(name: str, real: Path, testsets: Path) -> list[TestPhoto]:
-    """The photos of the set ``name``: the real validation split under ``real``, or a test set under
-    ``testsets``; raises :class:`FileNotFoundError` or :class:`ValueError` when it is not there."""
-    return real_validation(real) if name == REAL_VALIDATION else load_testset(testsets / name)
+    """The photos of the set ``name``: the real validation or training split under ``real``, or a
+    test set under ``testsets``; raises :class:`FileNotFoundError` or :class:`ValueError` when it is not there."""
+    if name in (REAL_VALIDATION, REAL_TRAINING):
+        return real_validation(real, "valid" if name == REAL_VALIDATION else "train")
+    return load_testset(testsets / name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
