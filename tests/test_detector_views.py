@@ -61,6 +61,19 @@ def test_large_tiles_or_a_small_photo_are_seen_whole():
     assert view is big_tiles and labelled.shape == (0, 4)
 
 
+def test_reading_and_the_views_judge_small_tiles_by_one_rule(monkeypatch):
+    """The views follow vision.detector's own judgement of small tiles, not a copy of it."""
+    from vision.detector import SMALL_TILE_PX, tiles_come_out_small
+
+    assert tiles_come_out_small(0.0, 0.16)  # no tile known: look again, window by window
+    assert tiles_come_out_small(SMALL_TILE_PX / 0.16 - 1, 0.16) and not tiles_come_out_small(SMALL_TILE_PX / 0.16, 0.16)
+    image = np.zeros((3000, 4000, 3), np.uint8)
+    boxes = _grid_boxes(4000, 3000, 70, 100, 230)  # small, so seen in windows (above)
+    monkeypatch.setattr("training.detector_views.tiles_come_out_small", lambda tile, scale: False)
+    [(view, labelled)] = detector_views(image, boxes)
+    assert view is image and len(labelled) == len(boxes)
+
+
 def _synth_folder(root, image, boxes):
     (root / "images").mkdir(parents=True)
     (root / "meta").mkdir()

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 
 from datasets.synth.writer import yolo_line
-from vision.detector import SMALL_TILE_PX, small_tile_height, tiling_windows
+from vision.detector import small_tile_height, tiles_come_out_small, tiling_windows
 
 __all__ = ["detector_views", "write_views", "MIN_INSIDE", "MAX_SIDE", "main"]
 
@@ -48,7 +48,8 @@ def detector_views(
     height, width = image.shape[:2]
     scale = imgsz / max(height, width)
     tile = small_tile_height(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]))
-    windows = tiling_windows(width, height, tile or None, imgsz) if len(boxes) and scale < 1.0 and tile * scale < SMALL_TILE_PX else []
+    small = len(boxes) and scale < 1.0 and tiles_come_out_small(tile, scale)
+    windows = tiling_windows(width, height, tile or None, imgsz) if small else []
     if not windows:
         return [(image, boxes)]
     views = []

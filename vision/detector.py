@@ -45,7 +45,7 @@ from vision.model_files import ModelFile, check_detector_path, open_model
 __all__ = [
     "coarse_input", "detect_tiles", "drop_duplicates_and_fragments", "find_tiles", "fine_input", "first_look", "load_detector",
     "METHOD",
-    "SMALL_TILE_PX", "TARGET_TILE_PX", "small_tile_height", "tile_length_px", "tiling_windows", "windows",
+    "SMALL_TILE_PX", "TARGET_TILE_PX", "small_tile_height", "tile_length_px", "tiles_come_out_small", "tiling_windows", "windows",
 ]
 
 #: Tile height (pixels in the network input) below which the detector starts to miss tiles.
@@ -133,6 +133,13 @@ def small_tile_height(short_sides: np.ndarray) -> float:
     """The tile height the tiled pass judges a photo by: the median of its boxes' shorter sides,
     x 1.4 (a tile's height where it lies on its side); 0 without boxes."""
     return float(np.median(np.asarray(short_sides, np.float64) * 1.4)) if len(short_sides) else 0.0
+
+
+def tiles_come_out_small(tile_height: float, scale: float) -> bool:
+    """Whether tiles ``tile_height`` photo pixels tall (:func:`small_tile_height`; 0: none known) come
+    out too small for the first pass, at ``scale`` network pixels per photo pixel: the tiled pass
+    then looks again, window by window (:data:`SMALL_TILE_PX`)."""
+    return tile_height <= 0 or tile_height * scale < SMALL_TILE_PX
 
 
 def tiling_windows(width: int, height: int, tile_px: float | None, imgsz: int) -> list[tuple[int, int, int, int]]:
@@ -247,7 +254,7 @@ def detect_tiles(
         if coarse is not None:
             return drop_duplicates_and_fragments(_predict(model, [image], coarse, conf)[0])
     median_h = small_tile_height(np.minimum(sure.heights, sure.widths))
-    small = len(sure) == 0 or median_h * scale < SMALL_TILE_PX
+    small = tiles_come_out_small(median_h, scale)  # median_h is 0 without sure boxes
     if tiling == "auto" and not small and length is not None:
         fine = fine_input(length, imgsz, model.stride, max(height, width))
         if fine is not None:
