@@ -71,7 +71,9 @@ output ends with a line naming them).
                 "alternatives": [[tile, float], ...], "corrected": bool, "uncertain": bool}],
      "melds": [[tile, ...], ...], "meld_tiles": [[int, ...], ...],
      "problems": [{"kind": "invalid-meld" | "copy-limit" | "uncertain-tile", "tiles": [int, ...],
-                   "read": [tile, ...], "message": text, ...}]}
+                   "read": [tile, ...], "message": text, ...}],
+     "doubtful_boxes": [[x1, y1, x2, y2], ...],   # left out as more likely not tiles
+     "blur": float}                               # the tiles' blur, a share of their length (vision.sharpness)
 
 ``check``::
 
