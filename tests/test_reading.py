@@ -363,17 +363,16 @@ def test_read_measures_the_blur_of_the_tiles_it_keeps(monkeypatch):
     from vision.reader import CropReading
     from vision.reading import BLURRED_PHOTO, blurred_photo_note
 
-    photo = np.full((300, 600, 3), (60, 100, 140), np.uint8)
-    boxes = np.array([[40 + 130 * i, 60, 140 + 130 * i, 200] for i in range(3)], np.float32)
+    photo = np.full((300, 1000, 3), (60, 100, 140), np.uint8)
+    boxes = np.array([[40 + 130 * i, 60, 140 + 130 * i, 200] for i in range(7)], np.float32)
     for x1, y1, x2, y2 in boxes.astype(int):
         photo[y1:y2, x1:x2] = 235
         cv2.putText(photo[y1:y2, x1:x2], "8", (20, 110), cv2.FONT_HERSHEY_SIMPLEX, 3.0, (30, 30, 30), 8, cv2.LINE_AA)
-    smeared_box = np.array([[450, 60, 550, 200]], np.float32)  # a box left out as no tile: its blur does not count
-    photo[60:200, 450:550] = cv2.GaussianBlur(np.ascontiguousarray(photo[60:200, 450:550]), (0, 0), 12)
-    seen = pipeline.SeenTiles(
-        Detections(boxes, np.ones(3, np.float32)), np.zeros((1, 3, 8, 8, 3), np.uint8),
+    photo[:, 420:] = cv2.GaussianBlur(np.ascontiguousarray(photo[:, 420:]), (0, 0), 12)  # the last four tiles smeared
+    seen = pipeline.SeenTiles(  # the three sharp tiles kept; the four smeared ones left out as no tiles
+        Detections(boxes[:3], np.ones(3, np.float32)), np.zeros((1, 3, 8, 8, 3), np.uint8),
         CropReading(one_hot("red-8", "blue-8", "black-8"), np.ones(3), np.zeros((3, 4), np.float32)),
-        Detections(smeared_box, np.array([0.3], np.float32)),
+        Detections(boxes[3:], np.full(4, 0.3, np.float32)),
     )
     monkeypatch.setattr(pipeline, "see_tiles", lambda image, **_: seen)
     sharp = pipeline.read(photo)
