@@ -367,3 +367,22 @@ def test_a_studys_test_photos_do_not_depend_on_how_many_calibration_photos_were_
         with pytest.raises(_FirstTestPhoto):
             getattr(ep, study)(edition("us-teal"), 3, 1, ep.HELD_OUT_RECIPE)
     assert len(drawn) == 2 and drawn[0] == drawn[1]
+
+
+def test_a_test_photo_draws_a_note_when_its_kept_tiles_are_small_or_blurred():
+    """The study's "photos that draw no note" leave out what a player is asked to take again."""
+    import cv2
+    from dataclasses import replace
+
+    image = np.full((200, 400, 3), (60, 100, 140), np.uint8)
+    for i in range(3):
+        tile = image[40:180, 20 + 120 * i : 120 + 120 * i]
+        tile[:] = 235
+        cv2.putText(tile, "8", (20, 110), cv2.FONT_HERSHEY_SIMPLEX, 3.0, (30, 30, 30), 8, cv2.LINE_AA)
+    photo = _photo([1, 2, 3], [1, 2, 3])
+    large = replace(photo, detections=Detections(
+        np.array([[20 + 120 * i, 40, 120 + 120 * i, 180] for i in range(3)], np.float32), np.ones(3, np.float32)))
+    assert not ep.draws_a_note(image, large)
+    assert ep.draws_a_note(cv2.GaussianBlur(image, (0, 0), 7), large)  # blurred
+    small = replace(photo, detections=Detections(np.array([[0, 0, 20, 28]] * 3, np.float32), np.ones(3, np.float32)))
+    assert ep.draws_a_note(image, small)  # tiles 28 px long

@@ -21,7 +21,9 @@
    alone change or make sure held in doubt, :func:`as_read` and :func:`_decided`), with one and
    with two calibration photos, and without the inks; without a profile as :func:`vision.read`
    reads (the photo's own inks); ``--ink-settings``: also with the profile's inks alone heard at
-   other weights and floors.
+   other weights and floors. The shipped profile and no profile are scored once more on the photos
+   that draw no note on how to take a better one (:func:`vision.reading.photo_advice`: tiles small
+   or blurred), which a player is asked to take again.
    Each row also counts wrong tiles shown as sure and right tiles flagged.
 2. **Corrections** (:func:`corrections_needed`): a class the reader keeps getting wrong is taught
    one Play-page *Change* at a time, through the Play page's own code (:func:`vision.read` with the
@@ -79,12 +81,13 @@ from training.evaluate_suite import MIN_NUMBER_VISIBLE, on_hidden
 from training.testsets import TEST_SETS
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, collect_samples
 from vision.decoding import Decoding
-from vision.detections import Detections, box_iou, box_overlap
+from vision.detections import Detections, box_iou, box_overlap, median_length
 from vision.ink_colour import INK_MARGIN, ink_directions, weigh_colours
 from vision.pipeline import InkedDecoding, SeenTiles, adapted_by, decode_photo, decode_with_inks
 from vision.profiles import VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
-from vision.reading import ReadingKind
+from vision.reading import ReadingKind, photo_advice
 from vision.session_memory import SessionMemory
+from vision.sharpness import photo_blur
 
 Adapter = Callable[[np.ndarray, np.ndarray], np.ndarray]
 #: What the photos of the held-out test set show (their kinds and distractors), for one edition at a time.
@@ -388,6 +391,13 @@ def _scene_photo(scene: Scene) -> SeenPhoto:
     return see_photo(scene.image, boxes, labels, reading_kind(scene), hidden)
 
 
+def draws_a_note(image: np.ndarray, photo: SeenPhoto) -> bool:
+    """Whether reading ``image`` (seen as ``photo``) says how to take a better photo: its kept tiles
+    small or blurred (:func:`vision.reading.photo_advice`, as :meth:`vision.reading.Reading.messages` says it)."""
+    boxes = [tuple(float(v) for v in box) for box in photo.detections.boxes]
+    return bool(photo_advice(median_length(boxes), photo_blur(image, boxes)))
+
+
 def test_scene(
     kind: Edition, rng: np.random.Generator, holding: Tile | None = None, recipe: SceneRecipe = HELD_OUT_RECIPE
 ) -> Scene:
@@ -549,7 +559,11 @@ def synthetic_experiment(
     rng, calibration = np.random.default_rng(seed), calibration_stream(seed)
     samples, seconds, refused = calibrate(kind, calibration)
     second, _, refused_second = calibrate(kind, calibration)
-    photos = [_scene_photo(test_scene(kind, rng, recipe=recipe)) for _ in range(count)]
+    photos, noted = [], []
+    for _ in range(count):
+        scene = test_scene(kind, rng, recipe=recipe)
+        photos.append(_scene_photo(scene))
+        noted.append(draws_a_note(scene.image, photos[-1]))
     profile = TileProfile.from_samples("one", samples)
     compared = methods(samples, augmented(samples, rng))
     scores = {name: score(photos, on_probs(adapt)) for name, adapt in compared.items()}
@@ -557,6 +571,10 @@ def synthetic_experiment(
     scores["gated mix and vouching, without the inks"] = score([vouched(p, profile) for p in photos], on_probs(profile.adapt))
     for name, shipped in (("", profile), (", two calibration photos", TileProfile.from_samples("two", samples + second))):
         scores[f"gated mix, inks and vouching (shipped){name}"] = score([vouched(p, shipped) for p in photos], as_read(shipped))
+    clear = [p for p, note in zip(photos, noted) if not note]
+    without_note = f", the {len(clear)} of {len(photos)} photos that draw no note"
+    scores["none, the photo's own inks" + without_note] = score(clear, as_read(None))
+    scores["gated mix, inks and vouching (shipped)" + without_note] = score([vouched(p, profile) for p in clear], as_read(profile))
     for weight, floor in ink_settings:
         scores[f"gated mix, inks at weight {weight:g} floor {floor:g}, vouching"] = score(
             [vouched(p, profile) for p in photos], inks_heard(profile, weight, floor))
