@@ -96,9 +96,9 @@ def measure_set(name: str, real: Path, testsets: Path, cache: Path | None, reade
         seen = see_photo(photo.image_path, detector, reader, cache)
         reading, _ = without_hidden(photo, decide_photo(seen, photo.kind))
         image = load_image(photo.image_path)
-        boxes = [tuple(map(float, box)) for box in reading.boxes]
         right, read, tiles = multiset_scores(reading.labels, photo.labels)
-        out.append(PhotoBlur(name, photo.name, median_length(boxes), photo_blur(image, boxes), tiles, read, right))
+        blur = photo_blur(image, reading.boxes)
+        out.append(PhotoBlur(name, photo.name, median_length(reading.boxes), blur, tiles, read, right))
     return out
 
 

@@ -26,9 +26,10 @@ from pathlib import Path
 import numpy as np
 
 from training.evaluate_suite import (
-    MATCH_IOU, REAL_VALIDATION, SCALE_BANDS, load_testset, off_hidden, real_validation, scale_band,
+    MATCH_IOU, REAL_VALIDATION, SCALE_BANDS, load_named_set, off_hidden, scale_band,
 )
 from training.metrics import iou_spread, match, prf
+from training.real_data import DEFAULT_REAL
 from training.testsets import DEFAULT_OUT
 from vision.detections import Detections, box_coverage, box_iou
 
@@ -121,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for name in args.sets:
         try:
-            photos = real_validation() if name == REAL_VALIDATION else load_testset(args.testsets / name)
+            photos = load_named_set(name, DEFAULT_REAL, args.testsets)
         except (FileNotFoundError, ValueError) as exc:
             print(f"error: {name}: {exc}", file=sys.stderr)
             return 2

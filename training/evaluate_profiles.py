@@ -394,7 +394,7 @@ def _scene_photo(scene: Scene) -> SeenPhoto:
 def draws_a_note(image: np.ndarray, photo: SeenPhoto) -> bool:
     """Whether reading ``image`` (seen as ``photo``) says how to take a better photo: its kept tiles
     small or blurred (:func:`vision.reading.photo_advice`, as :meth:`vision.reading.Reading.messages` says it)."""
-    boxes = [tuple(float(v) for v in box) for box in photo.detections.boxes]
+    boxes = photo.detections.boxes
     return bool(photo_advice(median_length(boxes), photo_blur(image, boxes)))
 
 

@@ -333,9 +333,14 @@ class PairedPhoto:
     blur: float = 0.0
 
     @property
+    def boxes(self) -> list[tuple[float, ...]]:
+        """Where the tiles are in the photo (x1, y1, x2, y2), the samples that carry a box."""
+        return [s.box for s in self.samples if len(s.box) == 4]
+
+    @property
     def tile_px(self) -> float:
         """How long the tiles are in the photo: the median of their boxes' longer sides (0.0 for none)."""
-        return median_length([s.box for s in self.samples if len(s.box) == 4])
+        return median_length(self.boxes)
 
     def notes(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
         """What to tell the player about the photo itself: its tiles too small or too blurred to
@@ -426,4 +431,4 @@ def collect_samples(
     report(0.8, "pair")
     paired = samples_from(seen, layout, fit)
     report(1.0, "done")
-    return replace(paired, blur=photo_blur(image, [s.box for s in paired.samples if len(s.box) == 4]))
+    return replace(paired, blur=photo_blur(image, paired.boxes))
