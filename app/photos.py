@@ -26,7 +26,7 @@ from solver.i18n import error_text, tile_label, tr
 from solver.rules import RuleSet
 from solver.tiles import Tile
 from vision.profiles import TileProfile, TileSample
-from vision.reading import Reading, ReadingKind, ReadTile, photo_advice
+from vision.reading import PhotoLook, Reading, ReadingKind, ReadTile
 from vision.session_memory import SessionMemory
 
 from . import session
@@ -58,18 +58,15 @@ class PhotoReading:
     samples: tuple[TileSample, ...] = ()
     #: Boxes left out as more likely not tiles, dashed on ``annotated_jpeg`` (see :func:`doubtful_note`).
     doubtful: int = 0
-    #: How long the read tiles are in the photo (:attr:`vision.reading.Reading.tile_px`): see
-    #: :func:`vision.reading.small_tiles_note`.
-    tile_px: float = 0.0
+    #: How long and how blurred the read tiles are in the photo (:attr:`vision.reading.Reading.look`):
+    #: what the page advises on (:func:`photo_notes`).
+    look: PhotoLook = PhotoLook()
     #: The reading the chips come from, and the photo at the preview's size with nothing drawn on
     #: it (JPEG) and its scale: what reading it again with the other photo of the turn needs
     #: (:func:`read_together`). None and empty when not kept.
     reading: Reading | None = None
     plain_jpeg: bytes = b""
     scale: float = 1.0
-    #: How blurred the read tiles are (:attr:`vision.reading.Reading.blur`): see
-    #: :func:`vision.reading.blurred_photo_note`.
-    blur: float = 0.0
 
 
 log = logging.getLogger(__name__)
@@ -211,7 +208,7 @@ def _photo_reading(reading: Reading, plain: np.ndarray, plain_jpeg: bytes, scale
     boxes = tuple(tuple(_scaled(tiles[i].box, scale) for i in row) for row in positions)
     return PhotoReading(
         rows, _jpeg(annotate_preview(plain, reading, scale)), notes, sum(len(r) for r in rows), boxes, reading.samples,
-        len(reading.doubtful_boxes), reading.tile_px, reading, plain_jpeg, scale, reading.blur,
+        len(reading.doubtful_boxes), reading.look, reading, plain_jpeg, scale,
     )
 
 
@@ -271,11 +268,11 @@ def unsure_rack_note(chips: Iterable[Chip], lang: str) -> str | None:
     )
 
 
-def photo_notes(doubtful: int, tile_px: float, blur: float, lang: str) -> tuple[str, ...]:
+def photo_notes(doubtful: int, look: PhotoLook, lang: str) -> tuple[str, ...]:
     """What a page says under a read photo: tiles too small or too blurred to read well
-    (:func:`vision.reading.photo_advice`), boxes left out."""
+    (:meth:`vision.reading.PhotoLook.advice`), boxes left out."""
     note = doubtful_note(doubtful, lang)
-    return photo_advice(tile_px, blur, lang) + ((note,) if note else ())
+    return look.advice(lang) + ((note,) if note else ())
 
 
 def doubtful_note(count: int, lang: str) -> str | None:

@@ -18,6 +18,7 @@ import streamlit as st
 from solver.i18n import tr
 from solver.tiles import Tile, parse_melds
 from solver.turn_check import Side, Spot
+from vision.reading import PhotoLook
 
 from .components import chip_html, inject_css, row_html, show_html
 from .photos import Box, PhotoReading
@@ -33,14 +34,13 @@ MARGIN_PX = 6
 class TableReading:
     """Melds in table order, each tile's box (``()`` when typed), the annotated photo if any, how
     many boxes it shows dashed (left out as more likely not tiles), and how long and how blurred its
-    tiles are in the photo (:attr:`app.photos.PhotoReading.tile_px` and ``blur``; 0 when typed)."""
+    tiles are in the photo (:attr:`app.photos.PhotoReading.look`; nothing known when typed)."""
 
     melds: tuple[tuple[Tile, ...], ...]
     boxes: tuple[tuple[Box, ...], ...] = ()
     photo_jpeg: bytes | None = None
     doubtful: int = 0
-    tile_px: float = 0.0
-    blur: float = 0.0
+    look: PhotoLook = PhotoLook()
 
     @property
     def tile_count(self) -> int:
@@ -50,7 +50,7 @@ class TableReading:
 def from_photo(reading: PhotoReading) -> TableReading:
     return TableReading(
         tuple(tuple(chip.tile for chip in row) for row in reading.rows), reading.boxes, reading.annotated_jpeg,
-        reading.doubtful, reading.tile_px, reading.blur,
+        reading.doubtful, reading.look,
     )
 
 

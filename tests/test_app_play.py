@@ -624,7 +624,7 @@ def test_the_camera_is_asked_for_its_own_frame_not_the_widget_size(which):
 def test_the_small_tiles_note_says_how_long_the_tiles_are_and_only_below_the_line():
     from app.photos import doubtful_note, photo_notes
     from vision.detections import median_length
-    from vision.reading import SMALL_TILE_NOTE_PX, blurred_photo_note, small_tiles_note
+    from vision.reading import SMALL_TILE_NOTE_PX, PhotoLook, blurred_photo_note, small_tiles_note
 
     assert median_length([(0, 0, 20, 30), (0, 0, 30, 24), (5, 5, 105, 45)]) == 30.0  # the median longer side
     assert median_length([]) == 0.0
@@ -633,9 +633,9 @@ def test_the_small_tiles_note_says_how_long_the_tiles_are_and_only_below_the_lin
     assert small_tiles_note(SMALL_TILE_NOTE_PX, "en") is None
     assert small_tiles_note(0.0, "en") is None  # no tiles read: nothing to say about their size
     assert "30" in small_tiles_note(29.6, "ro") and small_tiles_note(29.6, "ro") != note  # translated
-    assert photo_notes(2, 25.0, 0.0, "en") == (small_tiles_note(25.0, "en"), doubtful_note(2, "en"))
-    assert photo_notes(0, 60.0, 0.0, "en") == ()
-    assert photo_notes(1, 60.0, 0.2, "en") == (blurred_photo_note(0.2, "en"), doubtful_note(1, "en"))
+    assert photo_notes(2, PhotoLook(25.0, 0.0), "en") == (small_tiles_note(25.0, "en"), doubtful_note(2, "en"))
+    assert photo_notes(0, PhotoLook(60.0, 0.0), "en") == ()
+    assert photo_notes(1, PhotoLook(60.0, 0.2), "en") == (blurred_photo_note(0.2, "en"), doubtful_note(1, "en"))
 
 
 def test_a_photo_of_small_tiles_is_read_with_a_note_on_taking_a_better_one(monkeypatch):

@@ -215,7 +215,7 @@ def test_a_blurred_turn_photo_asks_for_another_under_it(monkeypatch):
         return replace(reading, tiles=bigger, blur=0.2 if dark else 0.01)
 
     at = check_turn_from_photos(monkeypatch, read)
-    assert at.session_state[TURN_START].blur == 0.2
+    assert at.session_state[TURN_START].look.blur == 0.2
     captions = texts(at.caption)
     assert captions.count(blurred_photo_note(0.2, "en")) == 2  # in the recorded start, and the start framed
     assert not any("small" in c for c in captions)

@@ -337,18 +337,19 @@ def test_a_blurred_photo_says_so_and_asks_for_another_in_the_readers_language():
 
 def test_a_photo_of_small_tiles_gets_the_small_tiles_note_alone_and_a_blurred_one_the_blur_note():
     """Tiny tiles measure blurred whatever the camera did, and a closer photo cures both: one note."""
-    from vision.reading import BLURRED_PHOTO, SMALL_TILE_NOTE_PX, blurred_photo_note, photo_advice, small_tiles_note
+    from vision.reading import BLURRED_PHOTO, SMALL_TILE_NOTE_PX, PhotoLook, blurred_photo_note, small_tiles_note
 
-    assert photo_advice(20.0, 0.3, "en") == (small_tiles_note(20.0, "en"),)
-    assert photo_advice(SMALL_TILE_NOTE_PX, BLURRED_PHOTO, "en") == (blurred_photo_note(BLURRED_PHOTO, "en"),)
-    assert photo_advice(120.0, BLURRED_PHOTO / 2, "en") == ()
-    assert photo_advice(0.0, 0.0, "en") == ()  # nothing read
+    assert PhotoLook(20.0, 0.3).advice("en") == (small_tiles_note(20.0, "en"),)
+    assert PhotoLook(SMALL_TILE_NOTE_PX, BLURRED_PHOTO).advice("en") == (blurred_photo_note(BLURRED_PHOTO, "en"),)
+    assert PhotoLook(120.0, BLURRED_PHOTO / 2).advice("en") == ()
+    assert PhotoLook().advice("en") == ()  # nothing read
 
 
 def test_a_readings_messages_end_with_the_note_on_its_blur():
-    from vision.reading import blurred_photo_note
+    from vision.reading import PhotoLook, blurred_photo_note
 
     blurred = replace(sample(), blur=0.12)  # tiles 60 pixels long: not small
+    assert blurred.look == PhotoLook(60.0, 0.12)
     assert blurred.messages("uk")[-1] == blurred_photo_note(0.12, "uk")
     assert blurred.messages("uk")[:-1] == sample().messages("uk")
     assert len(sample().messages()) == len(sample().problems)  # 0.03: sharp enough, nothing added

@@ -4,7 +4,7 @@
 
 Each photo is read end to end as :mod:`training.evaluate` reads it; its tiles' blur is measured on
 the kept boxes as :func:`vision.read` measures it (:func:`vision.sharpness.photo_blur`). A photo
-whose tiles are small gets the small-tiles note instead (:func:`vision.reading.photo_advice`), so
+whose tiles are small gets the small-tiles note instead (:meth:`vision.reading.PhotoLook.advice`), so
 only the others count here. For each set, and pooled: how many photos the note is given on, the
 tile F1 of those photos against the rest, and how many of them were read without an error (a note
 a player did not need). Then the pooled figures at other thresholds, so that the choice of

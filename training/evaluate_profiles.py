@@ -22,7 +22,7 @@
    with two calibration photos, and without the inks; without a profile as :func:`vision.read`
    reads (the photo's own inks); ``--ink-settings``: also with the profile's inks alone heard at
    other weights and floors. The shipped profile and no profile are scored once more on the photos
-   that draw no note on how to take a better one (:func:`vision.reading.photo_advice`: tiles small
+   that draw no note on how to take a better one (:meth:`vision.reading.PhotoLook.advice`: tiles small
    or blurred), which a player is asked to take again.
    Each row also counts wrong tiles shown as sure and right tiles flagged.
 2. **Corrections** (:func:`corrections_needed`): a class the reader keeps getting wrong is taught
@@ -85,7 +85,7 @@ from vision.detections import Detections, box_iou, box_overlap, median_length
 from vision.ink_colour import INK_MARGIN, ink_directions, weigh_colours
 from vision.pipeline import InkedDecoding, SeenTiles, adapted_by, decode_photo, decode_with_inks
 from vision.profiles import VOUCH_RECOGNISED, VOUCH_TILE_PROB, WEIGHT, TileProfile, TileSample, unit_rows
-from vision.reading import ReadingKind, photo_advice
+from vision.reading import PhotoLook, ReadingKind
 from vision.session_memory import SessionMemory
 from vision.sharpness import photo_blur
 
@@ -393,9 +393,9 @@ def _scene_photo(scene: Scene) -> SeenPhoto:
 
 def draws_a_note(image: np.ndarray, photo: SeenPhoto) -> bool:
     """Whether reading ``image`` (seen as ``photo``) says how to take a better photo: its kept tiles
-    small or blurred (:func:`vision.reading.photo_advice`, as :meth:`vision.reading.Reading.messages` says it)."""
+    small or blurred (:meth:`vision.reading.PhotoLook.advice`, as :meth:`vision.reading.Reading.messages` says it)."""
     boxes = photo.detections.boxes
-    return bool(photo_advice(median_length(boxes), photo_blur(image, boxes)))
+    return bool(PhotoLook(median_length(boxes), photo_blur(image, boxes)).advice())
 
 
 def test_scene(

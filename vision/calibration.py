@@ -45,7 +45,7 @@ from solver.i18n import DEFAULT_LANGUAGE, Message, TranslatableError
 from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_melds
 from vision.detections import Detections, box_overlap, median_length
 from vision.profiles import NoTileSample, TileSample, unlike_the_rest
-from vision.reading import photo_advice
+from vision.reading import PhotoLook
 from vision.sharpness import photo_blur
 
 if TYPE_CHECKING:
@@ -342,10 +342,15 @@ class PairedPhoto:
         """How long the tiles are in the photo: the median of their boxes' longer sides (0.0 for none)."""
         return median_length(self.boxes)
 
+    @property
+    def look(self) -> PhotoLook:
+        """How the tiles came out in the photo."""
+        return PhotoLook(self.tile_px, self.blur)
+
     def notes(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
         """What to tell the player about the photo itself: its tiles too small or too blurred to
-        teach the reader well (:func:`vision.reading.photo_advice`); the profile is saved anyway."""
-        return photo_advice(self.tile_px, self.blur, lang)
+        teach the reader well (:meth:`vision.reading.PhotoLook.advice`); the profile is saved anyway."""
+        return self.look.advice(lang)
 
 
 def samples_from(seen: "SeenTiles", layout: CalibrationLayout, fit: int = MAX_FIT) -> PairedPhoto:

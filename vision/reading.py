@@ -62,14 +62,24 @@ def blurred_photo_note(blur: float, lang: str = DEFAULT_LANGUAGE) -> str | None:
     )
 
 
-def photo_advice(tile_px: float, blur: float, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
-    """How to take a better photo, when this one's tiles are too small or too blurred to read well.
-    Small tiles say only that (a closer photo is the cure for both, and tiny tiles measure blurred)."""
-    small = small_tiles_note(tile_px, lang)
-    if small:
-        return (small,)
-    blurred = blurred_photo_note(blur, lang)
-    return (blurred,) if blurred else ()
+@dataclass(frozen=True)
+class PhotoLook:
+    """How a photo's tiles came out in it: how long (pixels, the median box's longer side) and how
+    blurred (a share of their length, :func:`vision.sharpness.photo_blur`); 0.0 where not known
+    (typed tiles, nothing read). What every page and the CLI say about taking a better photo."""
+
+    tile_px: float = 0.0
+    blur: float = 0.0
+
+    def advice(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
+        """How to take a better photo, when this one's tiles are too small or too blurred to read
+        well. Small tiles say only that (a closer photo is the cure for both, and tiny tiles
+        measure blurred)."""
+        small = small_tiles_note(self.tile_px, lang)
+        if small:
+            return (small,)
+        blurred = blurred_photo_note(self.blur, lang)
+        return (blurred,) if blurred else ()
 
 
 class ReadingKind(enum.Enum):
@@ -242,7 +252,7 @@ class Reading:
     #: pixels): shown dashed on the photo, so that a real tile among them is added by the player.
     doubtful_boxes: tuple[tuple[float, float, float, float], ...] = ()
     #: How blurred the tiles are, as a share of their length (:func:`vision.sharpness.photo_blur`;
-    #: 0.0 when not measured): see :func:`blurred_photo_note`.
+    #: 0.0 when not measured): see :class:`PhotoLook`.
     blur: float = 0.0
 
     def __post_init__(self) -> None:
@@ -265,9 +275,14 @@ class Reading:
         """How long the tiles are in the photo: the median of their boxes' longer sides (0.0 for none)."""
         return median_length([t.box for t in self.tiles])
 
+    @property
+    def look(self) -> PhotoLook:
+        """How the tiles came out in the photo (what :meth:`messages` advises on)."""
+        return PhotoLook(self.tile_px, self.blur)
+
     def messages(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
         """The problems in words, and a note when the tiles are too small or too blurred to read well."""
-        return tuple(p.message(lang) for p in self.problems) + photo_advice(self.tile_px, self.blur, lang)
+        return tuple(p.message(lang) for p in self.problems) + self.look.advice(lang)
 
     def to_json(self, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
         return {

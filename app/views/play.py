@@ -154,7 +154,7 @@ def read_inputs(before: tuple[Tile, ...] = ()) -> tuple[TableAndRack, tuple[tupl
         photos[kind.value] = reading.annotated_jpeg
         samples[kind.value] = reading.samples
         notes.extend(ui.plain(note) for note in reading.notes)
-        notes.extend(photo_notes(reading.doubtful, reading.tile_px, reading.blur, lang))
+        notes.extend(photo_notes(reading.doubtful, reading.look, lang))
         if kind is ReadingKind.TABLE:
             melds = reading.rows
         else:

@@ -188,7 +188,7 @@ for i, player in enumerate(game.players):
                     st.warning(tr("No tiles found on the photo. Type them instead.", lang))
                 else:
                     st.session_state[f"{form}_read_{i}_result"] = (
-                        reading.annotated_jpeg, tuple(chips), reading.doubtful, reading.tile_px, reading.samples, reading.blur,
+                        reading.annotated_jpeg, tuple(chips), reading.doubtful, reading.look, reading.samples,
                     )
                     st.session_state.pop(f"{form}_read_{i}_taken", None)
                     st.session_state[f"{form}_read_{i}_fresh"] = True
@@ -200,7 +200,7 @@ for i, player in enumerate(game.players):
             unchanged = st.session_state.get(f"{form}_rack_{i}") == format_tiles((c.tile for c in read[1]), short=True)
             if unchanged and (unsure := unsure_rack_note(read[1], lang)) is not None:
                 st.warning(ui.plain(unsure))
-            for note in photo_notes(read[2], read[3], read[5], lang):
+            for note in photo_notes(read[2], read[3], lang):
                 st.caption(note)
         if ASK_UNMELDED:
             st.session_state.setdefault(f"{form}_unmelded_{i}", False)

@@ -19,7 +19,7 @@ from app.profile_store import ProfileError, safe_name
 from solver.i18n import error_text, tile_label, tr
 from vision.calibration import DEFAULT_LAYOUT, CalibrationError, CalibrationLayout, parse_layout
 from vision.profiles import NoTileSample, TileSample
-from vision.reading import photo_advice
+from vision.reading import PhotoLook
 
 PENDING = "tiles_pending"
 #: Session key of the message left by a callback for the next run: ("success" | "error", text).
@@ -42,9 +42,9 @@ class Pending:
     put_back: frozenset[int] = frozenset()
     #: Per photo, the boxes left out as no tile of the layout (kept in the profile as no tile).
     left_out: tuple[tuple[NoTileSample, ...], ...] = ()
-    #: Per photo, how long and how blurred its tiles are (``tile_px``, ``blur``): a note says when
-    #: they are too small or too blurred to teach the reader well (:func:`vision.reading.photo_advice`).
-    looks: tuple[tuple[float, float], ...] = ()
+    #: Per photo, how its tiles came out: a note says when they are too small or too blurred to
+    #: teach the reader well (:meth:`vision.reading.PhotoLook.advice`).
+    looks: tuple[PhotoLook, ...] = ()
 
 
 lang = session.lang()
@@ -167,7 +167,7 @@ def read_calibration() -> None:
     samples: list[TileSample] = []
     put_back: set[int] = set()
     left_out: list[tuple[NoTileSample, ...]] = []
-    looks: list[tuple[float, float]] = []
+    looks: list[PhotoLook] = []
     for n, upload in enumerate(uploads):
         def progress(share: float, stage: str, n: int = n) -> None:
             bar.progress(min(1.0, (n + share) / len(uploads)), text=tr(
@@ -191,7 +191,7 @@ def read_calibration() -> None:
         put_back.update(len(samples) + k for k in paired.put_back)
         samples.extend(paired.samples)
         left_out.append(paired.left_out)
-        looks.append((paired.tile_px, paired.blur))
+        looks.append(paired.look)
     bar.empty()
     session.put(PENDING, Pending(
         profile_name, layout, tuple(samples), len(uploads), frozenset(put_back), tuple(left_out), tuple(looks),
@@ -223,7 +223,7 @@ for photo in range(pending.photos):
     if pending.photos > 1:
         st.markdown("**" + tr("Photo {n}", lang, n=photo + 1) + "**")
     start = photo * per_photo
-    for note in photo_advice(*pending.looks[photo], lang) if photo < len(pending.looks) else ():
+    for note in pending.looks[photo].advice(lang) if photo < len(pending.looks) else ():
         st.warning(note)
     for row in pending.layout.rows:
         chunk = pending.samples[start : start + len(row)]

@@ -107,7 +107,7 @@ with st.expander(tr("Recorded start of the turn ({count} tiles)", lang, count=st
     ui.show_html(melds_html(start.melds, lang))
     if start.photo_jpeg is not None:
         st.image(start.photo_jpeg, width="stretch")
-        for note in photo_notes(start.doubtful, start.tile_px, start.blur, lang):
+        for note in photo_notes(start.doubtful, start.look, lang):
             st.caption(note)
 
 # --- 2. the end of the turn --------------------------------------------------------------------
@@ -174,7 +174,7 @@ for side, reading, caption in (
     ui.show_html(melds_html(reading.melds, lang, marked))
     if reading.photo_jpeg is not None:
         st.image(highlight(reading.photo_jpeg, spot_boxes(reading, spots, side)), width="stretch")
-        for note in photo_notes(reading.doubtful, reading.tile_px, reading.blur, lang):
+        for note in photo_notes(reading.doubtful, reading.look, lang):
             st.caption(note)
 
 if check.legal and st.button(tr("Next turn: this table is the new start", lang), key="turn_next"):
