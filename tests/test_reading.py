@@ -290,7 +290,11 @@ def test_see_tiles_drops_what_the_detector_and_the_reader_each_half_believe(monk
     assert seen.dropped.boxes.tolist() == boxes[[1]].tolist()
     assert seen.dropped_reading.tile_prob.tolist() == pytest.approx([0.7])
     assert seen.dropped_reading.embeddings.tolist() == [[0.0, 1.0, 0.0]]
-    assert pipeline.SeenTiles(found, views, seen.reading).dropped_reading.probs.shape == (0, NUM_KINDS)
+    assert pipeline.SeenTiles(seen.detections, seen.views, seen.reading).dropped_reading.probs.shape == (0, NUM_KINDS)
+    with pytest.raises(ValueError, match="3 tiles read 2 times"):
+        pipeline.SeenTiles(found, views, seen.reading)  # a reading that is not of these boxes
+    with pytest.raises(ValueError, match="1 dropped boxes read 0 times"):
+        pipeline.SeenTiles(seen.detections, seen.views, seen.reading, seen.dropped)
 
 
 def test_read_keeps_the_boxes_it_left_out_and_annotate_dashes_them(monkeypatch):
@@ -304,11 +308,13 @@ def test_read_keeps_the_boxes_it_left_out_and_annotate_dashes_them(monkeypatch):
         Detections(boxes, np.ones(3, np.float32)), np.zeros((1, 3, 8, 8, 3), np.uint8),
         CropReading(one_hot("red-7", "red-8", "red-9"), np.ones(3), np.zeros((3, 4), np.float32)),
         Detections(np.array([[200, 20, 240, 80]], np.float32), np.array([0.4], np.float32)),
+        CropReading(one_hot("red-10"), np.array([0.1]), np.zeros((1, 4), np.float32)),  # too unlike a tile to offer
     )
     monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **_: seen)
     photo = np.zeros((100, 300, 3), np.uint8)
     reading = pipeline.read(photo)
     assert len(reading.tiles) == 3 and reading.doubtful_boxes == ((200.0, 20.0, 240.0, 80.0),)
+    assert reading.left_out == ()
     drawn = pipeline.annotate(photo, reading)
     edge = drawn[20, 200:241]  # the top edge: dashes, so some pixels drawn and some not
     grey = (edge == pipeline.DOUBTFUL_BGR).all(axis=1)
@@ -374,6 +380,7 @@ def test_read_measures_the_blur_of_the_tiles_it_keeps(monkeypatch):
         Detections(boxes[:3], np.ones(3, np.float32)), np.zeros((1, 3, 8, 8, 3), np.uint8),
         CropReading(one_hot("red-8", "blue-8", "black-8"), np.ones(3), np.zeros((3, 4), np.float32)),
         Detections(boxes[3:], np.full(4, 0.3, np.float32)),
+        CropReading(one_hot("red-8", "red-8", "red-8", "red-8"), np.full(4, 0.3), np.zeros((4, 4), np.float32)),
     )
     monkeypatch.setattr(pipeline, "see_tiles", lambda image, **_: seen)
     sharp = pipeline.read(photo)

@@ -329,6 +329,22 @@ def test_the_evaluation_drops_boxes_as_the_pipeline_does():
     assert reading.boxes.tolist() == boxes[[0, 2]].tolist() and reading.dropped == 1
     assert sorted(reading.labels) == [3, 5]
     assert decide_photo(seen, "rack", min_tile_prob=0.0).dropped == 0
+    assert reading.offered_boxes.tolist() == boxes[[1]].tolist() and reading.offered_labels == (4,)  # offered as the app offers
+
+
+def test_the_evaluation_counts_the_offered_boxes_by_what_lies_under_them():
+    from training.evaluate_suite import PhotoReading, TestPhoto, new_totals, score_photo
+
+    truth = np.array([[0, 0, 10, 14], [20, 0, 30, 14], [40, 0, 50, 14]], np.float32)
+    photo = TestPhoto("p", Path("p.jpg"), truth, (3, 7, 9), "table", np.zeros((0, 4), np.float32),
+                      hidden=np.array([[60, 0, 70, 14]], np.float32))
+    offered = np.array([[20, 0, 30, 14], [40, 0, 50, 14], [60, 0, 70, 14], [0, 0, 10, 14], [90, 0, 99, 14]], np.float32)
+    reading = PhotoReading(truth[:1], (3,), (False,), (0.99,), np.zeros(1), offered, offered_boxes=offered,
+                           offered_labels=(7, 8, 5, 3, 1))
+    totals = new_totals()
+    score_photo(photo, reading, (100, 200), totals)
+    # two readable tiles not found (one offered right), one hidden tile, one read tile again, one nothing
+    assert (totals["offered"], totals["offered_on_tiles"], totals["offered_right"], totals["offered_on_hidden"]) == (5, 2, 1, 1)
 
 
 def _counting_models(tmp_path, monkeypatch):

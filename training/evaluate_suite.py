@@ -8,7 +8,9 @@ The sets: the real validation split, and the synthetic test sets of :mod:`traini
 each: tile precision / recall / F1 (multisets per photo, after decoding), photos read exactly, box
 IoU of matched tiles (median, 5th percentile) per scale band, non-tiles read as tiles (and how many
 of them are distractors), the reliability of the uncertainty flag (share of wrong tiles flagged,
-share of right tiles flagged, accuracy per confidence bin), and each photo's misreads.
+share of right tiles flagged, accuracy per confidence bin), the dropped boxes the app offers to add
+(:mod:`vision.left_out`: how many lie on a readable tile no kept box found, with the reader's tile
+for it right, and how many on none), and each photo's misreads.
 
 A photo is read as a user would: tables and grids as ``table`` (melds checked by the rules), racks
 and close-ups as ``rack``. Boxes more likely not tiles than tiles are dropped as the pipeline
@@ -39,6 +41,7 @@ from training.tile_reading import load_any_reader, read_boxes, reader_source
 from vision.decoding import DEFAULT_SETTINGS, DecodingSettings
 from vision.detections import Detections, box_iou, box_overlap
 from vision.ink_colour import INK_MARGIN, INK_METHOD, ink_directions, weigh_colours
+from vision.left_out import offered
 from vision.pipeline import MIN_TILE_PROB, decode_with_inks, kept_as_tiles
 from vision.reading import ReadingKind
 
@@ -117,6 +120,9 @@ class PhotoReading:
     #: it (flagged at every threshold). None: the same as ``confidence`` / none changed.
     flag_confidence: tuple[float, ...] | None = None
     changed_by_inks: np.ndarray | None = None
+    #: The dropped boxes offered to add (:func:`vision.left_out.offered`) and the reader's tile for each.
+    offered_boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
+    offered_labels: tuple[int, ...] = ()
 
     @property
     def dropped(self) -> int:
@@ -274,11 +280,14 @@ def decide_photo(
     inked = probs if seen.inks is None or not len(probs) else weigh_colours(probs, seen.inks[keep])
     decided = decode_with_inks(probs, inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
     decoded, plain = decided.decoding, decided.plain
+    dropped = np.flatnonzero(~keep)
+    offers = dropped[offered(seen.found.boxes[dropped], 1.0 - seen.not_tile[dropped], kept.boxes)]
     return PhotoReading(
         kept.boxes, decoded.labels, tuple(bool(f) for f in decided.flagged), decoded.confidence,
         seen.not_tile[keep], seen.found.boxes[~keep],
         tuple(min(a, b) for a, b in zip(decoded.confidence, plain.confidence)),
         np.array(decoded.labels) != np.array(plain.labels),
+        seen.found.boxes[offers], tuple(int(np.argmax(seen.probs[i])) for i in offers),
     )
 
 
@@ -322,6 +331,7 @@ def without_hidden(photo: TestPhoto, reading: PhotoReading) -> tuple[PhotoReadin
         reading.not_tile[keep], reading.dropped_boxes,
         None if reading.flag_confidence is None else pick(reading.flag_confidence),
         None if reading.changed_by_inks is None else reading.changed_by_inks[keep],
+        reading.offered_boxes, reading.offered_labels,
     )
     return kept, int((~keep).sum())
 
@@ -329,8 +339,8 @@ def without_hidden(photo: TestPhoto, reading: PhotoReading) -> tuple[PhotoReadin
 def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int], totals: dict) -> dict:
     """Add one photo's figures to ``totals``; return its misreads. Tiles read on a hidden tile
     count neither way (:func:`without_hidden`)."""
-    reading, on_hidden = without_hidden(photo, reading)
-    totals["hidden_read"] += on_hidden
+    reading, hidden_read = without_hidden(photo, reading)
+    totals["hidden_read"] += hidden_read
     totals["hidden"] += len(photo.hidden)
     tp, n_read, n_true = multiset_scores(reading.labels, photo.labels)
     totals["hits"] += tp
@@ -356,6 +366,14 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
     if phantoms and len(photo.distractors):
         on_distractor = box_overlap(found.boxes[phantoms], photo.distractors).max(axis=1) >= 0.5
         totals["distractors_read"] += int(on_distractor.sum())
+    left_out = match(Detections(reading.offered_boxes, np.ones(len(reading.offered_boxes), np.float32)),
+                     np.delete(photo.boxes, list(pairs.values()), axis=0), MATCH_IOU)
+    missed_labels = np.delete(np.array(photo.labels, np.int64), list(pairs.values()))
+    totals["offered"] += len(reading.offered_boxes)
+    totals["offered_on_tiles"] += len(left_out)
+    totals["offered_right"] += sum(int(reading.offered_labels[o] == missed_labels[t]) for o, t in left_out.items())
+    elsewhere = np.setdiff1d(np.arange(len(reading.offered_boxes)), list(left_out))
+    totals["offered_on_hidden"] += int(on_hidden(reading.offered_boxes[elsewhere], photo.hidden).sum())
     errors = tile_errors(photo.boxes, photo.labels, reading.boxes, reading.labels, reading.dropped_boxes, MATCH_IOU)
     totals["errors"].update(error_counts(errors))
     for band, kinds in errors_by_size(photo.boxes, errors).items():
@@ -374,7 +392,8 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
 def new_totals() -> dict:
     """The running sums :func:`score_photo` adds to."""
     return {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0, "distractors_read": 0,
-            "hidden": 0, "hidden_read": 0,
+            "hidden": 0, "hidden_read": 0, "offered": 0, "offered_on_tiles": 0, "offered_right": 0,
+            "offered_on_hidden": 0,
             "ious": {}, "reliability": Reliability(), "jokers": Reliability(), "outcomes": [], "errors": Counter(),
             "by_size": {name: Counter() for _, _, name in TILE_SIZE_BANDS}, "size_tiles": Counter()}
 
@@ -416,6 +435,12 @@ def evaluate_set(
         "distractors_in_view": distractors,
         "distractors_read_as_tiles": totals["distractors_read"],
         "boxes_dropped_as_not_tiles": totals["dropped"],
+        #: Dropped boxes offered to add (vision.left_out), those on a labelled tile no kept box found,
+        #: of those the ones whose offered tile is right, and those on a tile whose number is hidden.
+        "left_out_offered": totals["offered"],
+        "left_out_on_tiles": totals["offered_on_tiles"],
+        "left_out_right": totals["offered_right"],
+        "left_out_on_hidden": totals["offered_on_hidden"],
         #: Tiles in view whose number is hidden (not counted), and how many of them were read anyway.
         "hidden_tiles": totals["hidden"],
         "hidden_tiles_read": totals["hidden_read"],
@@ -449,6 +474,9 @@ def summary(name: str, r: dict) -> str:
         f"  non-tiles read as tiles {r['non_tiles_read_as_tiles']} (distractors {r['distractors_read_as_tiles']} of "
         f"{r['distractors_in_view']} in view); boxes dropped as not tiles {r['boxes_dropped_as_not_tiles']}; "
         f"tiles with their number hidden (not counted) {r['hidden_tiles']}, read anyway {r['hidden_tiles_read']}",
+        f"  left out, offered to add: {r.get('left_out_offered', 0)}, on tiles not found otherwise "
+        f"{r.get('left_out_on_tiles', 0)} (offered as the right tile {r.get('left_out_right', 0)}), on tiles whose number "
+        f"is hidden {r.get('left_out_on_hidden', 0)}",
         f"  flagged uncertain: wrong tiles {share(rel['wrong_flagged_share'])} of {rel['wrong']}, right tiles "
         f"{share(rel['right_flagged_share'])} of {rel['right']}",
         "  reliability: " + ", ".join(f"{b['confidence']} {share(b['accuracy'])} ({b['tiles']})" for b in rel["table"]),

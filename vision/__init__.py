@@ -17,6 +17,7 @@ _EXPORTS = {
     "decode_together": "vision.pipeline",
     "read": "vision.pipeline",
     "warm_up": "vision.pipeline",
+    "LeftOutTile": "vision.reading",
     "ProblemKind": "vision.reading",
     "ReadTile": "vision.reading",
     "Reading": "vision.reading",

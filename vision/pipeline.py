@@ -25,15 +25,13 @@ from vision.images import load_image
 from vision.ink_colour import INK_MARGIN, ink_directions, weigh_colours
 from vision.profiles import TileProfile, TileSample
 from vision.reader import CropReading
-from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile
+from vision.left_out import left_out_tiles
+from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile, alternatives
 from vision.session_memory import SessionMemory
 from vision.sharpness import photo_blur
 
 ImageSource = str | Path | bytes | BinaryIO | np.ndarray
 
-#: Alternatives listed per tile: the classifier's next labels at or above this probability.
-ALTERNATIVES = 3
-ALTERNATIVE_MIN_PROB = 0.01
 #: A detection is dropped when it more likely shows no tile than a tile: when the detector's
 #: confidence times the reader's probability of a tile (its ``not-tile`` class; 1 for readers
 #: without one) is under this. Either alone let through the end of a rack or a patch of wood that
@@ -65,13 +63,6 @@ def _as_image(image: ImageSource) -> np.ndarray:
             raise ValueError("an image array must be H x W x 3 BGR uint8")
         return image
     return load_image(image)
-
-
-def _alternatives(probs: np.ndarray, chosen: int) -> tuple[tuple[Tile, float], ...]:
-    order = [int(i) for i in np.argsort(-probs, kind="stable") if int(i) != chosen]
-    return tuple(
-        (Tile.from_index(i), float(probs[i])) for i in order[:ALTERNATIVES] if probs[i] >= ALTERNATIVE_MIN_PROB
-    )
 
 
 def build_reading(
@@ -153,7 +144,7 @@ def _assembled(
             tile=Tile.from_index(decoding.labels[i]),
             box=boxes[i],  # type: ignore[arg-type]
             confidence=decoding.confidence[i],
-            alternatives=_alternatives(probs[i], decoding.labels[i]),
+            alternatives=alternatives(probs[i], decoding.labels[i]),
             corrected=decoding.corrected[i],
             uncertain=decoding.uncertain[i] or bool(doubted[i]),
         )
@@ -268,6 +259,13 @@ class SeenTiles:
     dropped: Detections = field(default_factory=Detections.empty)
     dropped_reading: CropReading = field(default_factory=CropReading.empty)
     dropped_views: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if len(self.reading.probs) != len(self.detections) or len(self.dropped_reading.probs) != len(self.dropped):
+            raise ValueError(
+                f"{len(self.detections)} tiles read {len(self.reading.probs)} times, "
+                f"{len(self.dropped)} dropped boxes read {len(self.dropped_reading.probs)} times"
+            )
 
     def keeping(self, mask: np.ndarray) -> "SeenTiles":
         """These tiles with the dropped boxes ``mask`` selects kept as tiles, after the others."""
@@ -484,7 +482,19 @@ def read(
     )
     doubtful = tuple(tuple(float(v) for v in box) for box in seen.dropped.boxes)
     blur = photo_blur(photo, [tile.box for tile in reading.tiles])
-    return replace(reading, samples=samples, doubtful_boxes=doubtful, blur=blur)  # type: ignore[arg-type]
+    left_out = left_out_tiles(reading, seen.dropped.boxes, _guessed(seen.dropped_reading, profile, memory), seen.dropped_reading.tile_prob)
+    return replace(reading, samples=samples, doubtful_boxes=doubtful, blur=blur, left_out=left_out)  # type: ignore[arg-type]
+
+
+def _guessed(reading: CropReading, profile: TileProfile | None, memory: SessionMemory | None) -> np.ndarray:
+    """The reader's probabilities of boxes left out, adapted as the kept tiles' are by the player's
+    profile and this session's changes (what the app offers them as)."""
+    probs = reading.probs
+    if profile is not None and len(probs):
+        probs = profile.adapt(probs, reading.embeddings)
+    if memory is not None and len(probs):
+        probs = memory.adapt(probs, reading.embeddings)
+    return probs
 
 
 def warm_up() -> None:
@@ -533,7 +543,8 @@ def _dashed_rectangle(canvas: np.ndarray, box: tuple[int, ...], colour: tuple[in
 
 def annotate(image: ImageSource, reading: Reading, scale: float = 1.0) -> np.ndarray:
     """A copy of the photo with each tile's box and name (short notation and confidence), and the
-    boxes left out as more likely not tiles dashed in light grey (:attr:`Reading.doubtful_boxes`).
+    boxes left out as more likely not tiles dashed in light grey (:attr:`Reading.doubtful_boxes`), those
+    offered to add numbered in the order they are offered (:attr:`Reading.left_out`).
 
     ``scale`` < 1 draws on the photo scaled down first (a preview for a screen: drawing on the
     full 12 MP photo and then shrinking it costs more and leaves the names thin).
@@ -554,13 +565,22 @@ def draw_reading(canvas: np.ndarray, reading: Reading, scale: float = 1.0) -> np
     font_scale = max(0.4, max(height, width) / 1600)
     for box in reading.doubtful_boxes:
         _dashed_rectangle(canvas, tuple(int(round(v * scale)) for v in box), DOUBTFUL_BGR, thickness)
+    for number, offer in enumerate(reading.left_out, start=1):  # numbered as the page offers them
+        _label(canvas, str(number), offer.box, scale, DOUBTFUL_BGR, (0, 0, 0), font_scale, thickness)
     for tile in reading.tiles:
         x1, y1, x2, y2 = (int(round(v * scale)) for v in tile.box)
         colour = tile_colour(tile)
         cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, thickness)
-        label = f"{tile.tile.short} {tile.confidence * 100:.0f}%"
-        (tw, th), base = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
-        ty = max(y1, th + base + 2)
-        cv2.rectangle(canvas, (x1, ty - th - base - 2), (x1 + tw + 4, ty), colour, -1)
-        cv2.putText(canvas, label, (x1 + 2, ty - base), cv2.FONT_HERSHEY_SIMPLEX, font_scale, (255, 255, 255), thickness, cv2.LINE_AA)
+        _label(canvas, f"{tile.tile.short} {tile.confidence * 100:.0f}%", tile.box, scale, colour, (255, 255, 255),
+               font_scale, thickness)
     return canvas
+
+
+def _label(canvas: np.ndarray, text: str, box: Sequence[float], scale: float, background: tuple[int, int, int],
+           ink: tuple[int, int, int], font_scale: float, thickness: int) -> None:
+    """``text`` on a filled patch at the top left corner of ``box`` (photo pixels; drawn at ``scale``)."""
+    x1, y1 = int(round(box[0] * scale)), int(round(box[1] * scale))
+    (tw, th), base = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, font_scale, thickness)
+    ty = max(y1, th + base + 2)
+    cv2.rectangle(canvas, (x1, ty - th - base - 2), (x1 + tw + 4, ty), background, -1)
+    cv2.putText(canvas, text, (x1 + 2, ty - base), cv2.FONT_HERSHEY_SIMPLEX, font_scale, ink, thickness, cv2.LINE_AA)

@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from solver.i18n import DEFAULT_LANGUAGE, tile_label, tr
 from solver.tiles import Tile, parse_tile
 from vision.detections import median_length
@@ -100,6 +102,20 @@ class Alternative(NamedTuple):
     probability: float
 
 
+#: Alternatives listed per tile: the classifier's next labels at or above this probability.
+ALTERNATIVES = 3
+ALTERNATIVE_MIN_PROB = 0.01
+
+
+def alternatives(probs: np.ndarray, chosen: int) -> tuple[Alternative, ...]:
+    """The classifier's next likeliest tiles after ``chosen`` (``probs``: its 53 probabilities), at
+    most :data:`ALTERNATIVES`, each at least :data:`ALTERNATIVE_MIN_PROB`."""
+    order = [int(i) for i in np.argsort(-probs, kind="stable") if int(i) != chosen]
+    return tuple(
+        Alternative(Tile.from_index(i), float(probs[i])) for i in order[:ALTERNATIVES] if probs[i] >= ALTERNATIVE_MIN_PROB
+    )
+
+
 @dataclass(frozen=True)
 class ReadTile:
     """One tile as read: its kind, box (x1, y1, x2, y2) in original-photo pixels, and doubt.
@@ -157,6 +173,62 @@ class ReadTile:
             if isinstance(error, ReadingFormatError):
                 raise
             raise ReadingFormatError(f"not a tile reading: {error}") from error
+
+
+@dataclass(frozen=True)
+class LeftOutTile:
+    """A box the reading left out as more likely no tile (dashed on the photo) that may be one: the
+    reader's likeliest tile for it, offered to the player to add with one tap, and where it goes.
+
+    ``probability`` is the reader's probability of ``tile`` if the box shows a tile at all, and
+    ``tile_prob`` that it does; ``alternatives`` are the next likeliest tiles. ``beside`` is the
+    position (in :attr:`Reading.tiles`) of the read tile it lies next to and ``before`` whether it
+    comes before that tile in its meld (or the rack's order); None when it lies next to no read tile.
+    """
+
+    tile: Tile
+    box: Box
+    probability: float
+    tile_prob: float
+    alternatives: tuple[Alternative, ...] = ()
+    beside: int | None = None
+    before: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "alternatives", tuple(Alternative(t, float(p)) for t, p in self.alternatives))
+        if len(self.box) != 4:
+            raise ReadingFormatError(f"a box has 4 numbers, got {self.box!r}")
+        if not (0.0 <= self.probability <= 1.0 and 0.0 <= self.tile_prob <= 1.0):
+            raise ReadingFormatError("a left-out box's probabilities lie in [0, 1]")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tile": self.tile.name,
+            "box": [round(float(v), 1) for v in self.box],
+            "probability": round(float(self.probability), 4),
+            "tile_prob": round(float(self.tile_prob), 4),
+            "alternatives": [[t.name, round(float(p), 4)] for t, p in self.alternatives],
+            "beside": self.beside,
+            "before": self.before,
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> LeftOutTile:
+        try:
+            beside = data.get("beside")
+            return LeftOutTile(
+                tile=parse_tile(str(data["tile"])),
+                box=tuple(float(v) for v in data["box"]),  # type: ignore[arg-type]
+                probability=float(data["probability"]),
+                tile_prob=float(data["tile_prob"]),
+                alternatives=tuple((parse_tile(str(t)), float(p)) for t, p in data.get("alternatives", ())),
+                beside=None if beside is None else int(beside),
+                before=bool(data.get("before", False)),
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            if isinstance(error, ReadingFormatError):
+                raise
+            raise ReadingFormatError(f"not a left-out box: {error}") from error
 
 
 class ProblemKind(enum.Enum):
@@ -254,6 +326,9 @@ class Reading:
     #: How blurred the tiles are, as a share of their length (:func:`vision.sharpness.photo_blur`;
     #: 0.0 when not measured): see :class:`PhotoLook`.
     blur: float = 0.0
+    #: The doubtful boxes most likely to be tiles after all, likeliest first, each with the reader's
+    #: tile for it: what the app offers to add (numbered on the photo in this order).
+    left_out: tuple[LeftOutTile, ...] = ()
 
     def __post_init__(self) -> None:
         positions = [i for meld in self.melds for i in meld]
@@ -261,6 +336,8 @@ class Reading:
             raise ReadingFormatError("melds must use each tile position at most once")
         if any(len(box) != 4 for box in self.doubtful_boxes):
             raise ReadingFormatError("a doubtful box has four numbers (x1, y1, x2, y2)")
+        if any(t.beside is not None and not 0 <= t.beside < len(self.tiles) for t in self.left_out):
+            raise ReadingFormatError("a left-out box lies beside a tile the reading does not have")
 
     def table_melds(self) -> tuple[tuple[Tile, ...], ...]:
         """The melds as tiles, in table order (what the solver's position takes)."""
@@ -281,8 +358,15 @@ class Reading:
         return PhotoLook(self.tile_px, self.blur)
 
     def messages(self, lang: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
-        """The problems in words, and a note when the tiles are too small or too blurred to read well."""
-        return tuple(p.message(lang) for p in self.problems) + self.look.advice(lang)
+        """The problems in words, the boxes left out that may be tiles, and a note when the tiles are
+        too small or too blurred to read well."""
+        left_out = ()
+        if self.left_out:
+            left_out = (tr(
+                "Left out as probably not tiles, but maybe tiles (numbered on the annotated photo): {tiles}.", lang,
+                tiles=", ".join(f"{n}. {tile_label(t.tile, lang)}" for n, t in enumerate(self.left_out, start=1)),
+            ),)
+        return tuple(p.message(lang) for p in self.problems) + left_out + self.look.advice(lang)
 
     def to_json(self, lang: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
         return {
@@ -294,6 +378,7 @@ class Reading:
             "problems": [p.to_json(lang) for p in self.problems],
             "doubtful_boxes": [[round(float(v), 1) for v in box] for box in self.doubtful_boxes],
             "blur": round(float(self.blur), 4),
+            "left_out": [t.to_json() for t in self.left_out],
         }
 
     @staticmethod
@@ -309,6 +394,7 @@ class Reading:
             size = tuple(int(v) for v in data.get("image_size", (0, 0)))
             doubtful = tuple(tuple(float(v) for v in box) for box in data.get("doubtful_boxes", ()))
             blur = float(data.get("blur", 0.0))
+            left_out = tuple(LeftOutTile.from_json(t) for t in data.get("left_out", ()))
         except (TypeError, ValueError) as error:
             if isinstance(error, ReadingFormatError):
                 raise
@@ -322,4 +408,4 @@ class Reading:
         ) else None
         if "melds" in data and names is not None and [list(m) for m in data["melds"]] != names:
             raise ReadingFormatError("'melds' and 'meld_tiles' disagree")
-        return Reading(tiles, melds, problems, kind, size, doubtful_boxes=doubtful, blur=blur)  # type: ignore[arg-type]
+        return Reading(tiles, melds, problems, kind, size, doubtful_boxes=doubtful, blur=blur, left_out=left_out)  # type: ignore[arg-type]

@@ -73,7 +73,10 @@ output ends with a line naming them).
      "problems": [{"kind": "invalid-meld" | "copy-limit" | "uncertain-tile", "tiles": [int, ...],
                    "read": [tile, ...], "message": text, ...}],
      "doubtful_boxes": [[x1, y1, x2, y2], ...],   # left out as more likely not tiles
-     "blur": float}                               # the tiles' blur, a share of their length (vision.sharpness)
+     "blur": float,                               # the tiles' blur, a share of their length (vision.sharpness)
+     "left_out": [{"tile": tile, "box": [x1, y1, x2, y2], "probability": float, "tile_prob": float,
+                   "alternatives": [[tile, float], ...], "beside": int | null, "before": bool}]}
+                  # the doubtful boxes likeliest to be tiles, numbered so on the annotated photo (vision.left_out)
 
 ``check``::
 
