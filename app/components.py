@@ -20,7 +20,9 @@ from solver.i18n import tile_label, tr
 from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_tiles
 
 from . import session
-from .editing import NEW_MELD, RACK_ROW, Chip, EditError, TableAndRack, Place, add_tiles, change_tile, move_tile, remove_tile
+from .editing import (
+    NEW_MELD, RACK_ROW, Chip, EditError, Offer, Place, TableAndRack, add_offered, add_tiles, change_tile, move_tile, remove_tile,
+)
 
 PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 #: The picture the camera widget is asked for. Without it, ``st.camera_input`` hands over the
@@ -167,6 +169,8 @@ def chip_note(chip: Chip, lang: str) -> str:
         notes.append(tr("looks like one you removed earlier: remove it too if it is no tile", lang))
     if chip.ink_doubt and not chip.edited:
         notes.append(tr("its colour was read from the ink of your set's tiles", lang))
+    if chip.offered is not None and not chip.edited:
+        notes.append(tr("added by you from a box the camera left out", lang))
     if chip.alternatives and (chip.uncertain or chip.corrected):
         notes.append(tr("maybe: {tiles}", lang, tiles=", ".join(tile_label(t, lang) for t in chip.alternatives)))
     return "; ".join(notes)
@@ -242,9 +246,21 @@ def destination_label(table_rack: TableAndRack, destination: int, lang: str) -> 
     return tr("meld {n}", lang, n=destination + 1)
 
 
+def offer_label(offer: Offer, lang: str, photos: int = 1) -> str:
+    """A button's words for adding a tile the camera left out: its number on the photo (and which
+    photo, when both were read) and the reader's tile for it."""
+    tile = tile_label(offer.tile, lang)
+    if photos < 2:
+        return tr("Add {number}: {tile}?", lang, number=offer.number, tile=tile)
+    if offer.kind == "table":
+        return tr("Add table {number}: {tile}?", lang, number=offer.number, tile=tile)
+    return tr("Add rack {number}: {tile}?", lang, number=offer.number, tile=tile)
+
+
 def fix_editor(key: str, table_rack: TableAndRack, on_change: Callable[[TableAndRack], None], lang: str,
-                  table: bool = True, open_on: Place | None = None) -> None:
-    """Fix a reading in a few taps: pick a tile, then change, move or remove it; or add one.
+                  table: bool = True, open_on: Place | None = None, offers: Sequence[Offer] = ()) -> None:
+    """Fix a reading in a few taps: pick a tile, then change, move or remove it; or add one, typed
+    or, with one tap, one of the ``offers`` (boxes the camera left out that may be tiles).
 
     The tile picker opens on ``open_on`` when given, else on the first tile marked unsure.
     ``on_change`` receives the new table and rack. Fixes run as button callbacks that read the
@@ -320,6 +336,19 @@ def fix_editor(key: str, table_rack: TableAndRack, on_change: Callable[[TableAnd
             tr("Remove this tile", lang), key=f"{key}_remove", on_click=apply,
             args=(lambda: remove_tile(table_rack, selected()),),
         )
+    if offers:
+        st.caption(tr(
+            "Numbered dashed boxes on the photo: the camera left them out as probably not tiles. "
+            "If one is a tile, add it; it goes where it lies, marked for you to check.", lang,
+        ))
+        photos = len({o.kind for o in offers})
+        columns = st.columns(min(len(offers), 3))
+        for i, offer in enumerate(offers):
+            with columns[i % len(columns)]:
+                st.button(
+                    offer_label(offer, lang, photos), key=f"{key}_offer_{offer.kind}_{offer.number}", width="stretch",
+                    on_click=apply, args=(lambda o=offer: add_offered(table_rack, o),),
+                )
     c5, c6, c7 = st.columns([2, 2, 1], vertical_alignment="bottom")
     with c5:
         st.text_input(tr("Add missed tiles", lang), key=f"{key}_add_tiles", placeholder="r7 j")

@@ -2,8 +2,8 @@
 
 A :class:`TableAndRack` is what the app shows and edits: the table's melds and the rack, each tile
 a :class:`Chip` that remembers how sure the reader was and what else it might be. Every fix a
-player makes at the table (change a tile, add a missed one, remove a false one, move a tile
-to another meld or the rack) is one pure function returning a new table and rack, so the page only
+player makes at the table (change a tile, add a missed one, add one the camera left out, remove a
+false one, move a tile to another meld or the rack) is one pure function returning a new table and rack, so the page only
 wires buttons to these functions. No game rules live here.
 """
 
@@ -48,10 +48,13 @@ class Chip:
     #: Its colour was read by the set's inks, which alone changed it or made it sure
     #: (:attr:`vision.reading.ReadTile.ink_doubt`): shown as unsure, for the player to check.
     ink_doubt: bool = False
+    #: Added by the player from a box the camera left out (:attr:`Offer.key`); None otherwise.
+    offered: tuple[str, int] | None = None
 
     def fixed_to(self, tile: Tile) -> "Chip":
-        """The chip after the player set it: certain now, marked as edited (still the same photo tile)."""
-        return Chip(tile, edited=True, alternatives=self.alternatives, sample=self.sample)
+        """The chip after the player set it: certain now, marked as edited (still the same photo tile,
+        or the same box the camera left out)."""
+        return Chip(tile, edited=True, alternatives=self.alternatives, sample=self.sample, offered=self.offered)
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,51 @@ class TableAndRack:
 
     def _drop_empty_melds(self) -> "TableAndRack":
         return replace(self, melds=tuple(m for m in self.melds if m))
+
+
+@dataclass(frozen=True)
+class Offer:
+    """A box a photo's reading left out as more likely no tile that may be one
+    (:class:`vision.reading.LeftOutTile`), as the page offers it to add with one tap."""
+
+    #: The photo it is on ("table" or "rack") and its number there (as drawn on the photo, from 1).
+    kind: str
+    number: int
+    #: The reader's likeliest tile for it, and the next likeliest.
+    tile: Tile
+    alternatives: tuple[Tile, ...] = ()
+    #: The photo tile it lies next to (a chip's :attr:`Chip.sample`), and whether it comes before it.
+    beside: tuple[str, int] | None = None
+    before: bool = False
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.kind, self.number)
+
+
+def not_added(table_rack: TableAndRack, offers: Sequence[Offer]) -> tuple[Offer, ...]:
+    """The ``offers`` no chip of ``table_rack`` was added from (what is still worth offering)."""
+    added = {table_rack.chip(p).offered for p in table_rack.places()}
+    return tuple(o for o in offers if o.key not in added)
+
+
+def add_offered(table_rack: TableAndRack, offer: Offer) -> TableAndRack:
+    """Add the tile the camera left out where it lay: beside the photo tile it lay next to, before
+    or after it, wherever the player has put that tile since; with no such tile, as a new meld (a
+    table photo) or at the end of the rack. Shown as unsure, with the reader's other guesses, for
+    the player to check."""
+    if not not_added(table_rack, [offer]):
+        raise EditError("that tile was added already")
+    chip = Chip(offer.tile, uncertain=True, alternatives=offer.alternatives, offered=offer.key)
+    beside = next((p for p in table_rack.places() if offer.beside is not None and table_rack.chip(p).sample == offer.beside), None)
+    if beside is None:
+        if offer.kind == "table":
+            return replace(table_rack, melds=table_rack.melds + ((chip,),))
+        return table_rack.with_rack(table_rack.rack + (chip,))
+    row, index = beside
+    chips = list(table_rack.row(row))
+    chips.insert(index if offer.before else index + 1, chip)
+    return table_rack._with_row(row, chips)
 
 
 def change_tile(table_rack: TableAndRack, place: Place, tile: Tile) -> TableAndRack:
@@ -175,6 +223,8 @@ class Reading:
     revision: int = 0
     photos: tuple[tuple[str, bytes], ...] = ()
     notes: tuple[str, ...] = ()
+    #: The boxes the photos' readings left out that may be tiles, offered to add (:func:`add_offered`).
+    offers: tuple[Offer, ...] = ()
 
     @property
     def fixed(self) -> bool:
@@ -194,8 +244,9 @@ def keeps_fixes(current: Reading | None, source: object) -> bool:
 
 
 def new_reading(current: Reading | None, source: object, table_rack: TableAndRack,
-                photos: tuple[tuple[str, bytes], ...] = (), notes: tuple[str, ...] = ()) -> Reading:
+                photos: tuple[tuple[str, bytes], ...] = (), notes: tuple[str, ...] = (),
+                offers: tuple[Offer, ...] = ()) -> Reading:
     """A fresh reading of ``source``, a later revision than ``current`` (so no widget of the
     last reading is reused for it)."""
     revision = current.revision + 1 if current is not None else 0
-    return Reading(source, table_rack, table_rack, revision, photos, notes)
+    return Reading(source, table_rack, table_rack, revision, photos, notes, offers)

@@ -30,7 +30,7 @@ from vision.reading import PhotoLook, Reading, ReadingKind, ReadTile
 from vision.session_memory import SessionMemory
 
 from . import session
-from .editing import Chip
+from .editing import Chip, Offer
 from .photo_prefetch import Prefetcher
 from .photo_reading import PhotoError, PhotoFailure, PhotoRead, annotate_preview, read_photo
 
@@ -67,6 +67,18 @@ class PhotoReading:
     reading: Reading | None = None
     plain_jpeg: bytes = b""
     scale: float = 1.0
+
+    @property
+    def offers(self) -> tuple[Offer, ...]:
+        """The boxes the reading left out that may be tiles (:attr:`vision.reading.Reading.left_out`),
+        numbered as on the photo, each beside the chip of the photo tile it lies next to."""
+        if self.reading is None:
+            return ()
+        kind = self.reading.kind.value
+        return tuple(
+            Offer(kind, number, t.tile, tuple(a.tile for a in t.alternatives), None if t.beside is None else (kind, t.beside), t.before)
+            for number, t in enumerate(self.reading.left_out, start=1)
+        )
 
 
 log = logging.getLogger(__name__)

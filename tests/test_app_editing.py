@@ -153,3 +153,43 @@ def replace_probs(sample):
     from dataclasses import replace
 
     return replace(sample, probs=None)
+
+
+def photo_table_rack() -> TableAndRack:
+    """A table photo's two melds and a rack photo's tiles, each chip knowing its photo tile."""
+    melds = tuple(
+        tuple(Chip(parse_tile(n), sample=("table", i)) for i, n in positions)
+        for positions in (((0, "r4"), (1, "r5"), (2, "r6")), ((3, "k9"), (4, "b9")))
+    )
+    return TableAndRack(melds, tuple(Chip(parse_tile(n), sample=("rack", i)) for i, n in enumerate(("o1", "o2"))))
+
+
+def test_a_tile_the_camera_left_out_is_added_where_it_lay_marked_for_a_check():
+    from app.editing import Offer, add_offered, not_added
+
+    lay = photo_table_rack()
+    after_r6 = Offer("table", 1, parse_tile("r7"), (parse_tile("k7"),), ("table", 2), before=False)
+    before_k9 = Offer("table", 2, parse_tile("o9"), (), ("table", 3), before=True)
+    on_rack = Offer("rack", 1, parse_tile("o3"), (), ("rack", 1), before=False)
+    added = add_offered(add_offered(add_offered(lay, after_r6), before_k9), on_rack)
+    assert added.table_tiles == parse_melds("r4 r5 r6 r7 | o9 k9 b9")
+    assert added.rack_tiles == parse_tiles("o1 o2 o3")
+    chip = added.chip((0, 3))
+    assert chip.uncertain and not chip.edited and chip.offered == ("table", 1) and chip.alternatives == (parse_tile("k7"),)
+    assert not_added(added, [after_r6, before_k9, on_rack]) == ()
+    assert not_added(lay, [after_r6, on_rack]) == (after_r6, on_rack)
+    with pytest.raises(EditError, match="added already"):
+        add_offered(added, after_r6)
+    # changed by the player, it is still the tile added from that box
+    assert not_added(change_tile(added, (0, 3), parse_tile("b7")), [after_r6]) == ()
+
+
+def test_a_left_out_tile_follows_the_tile_it_lay_beside_and_without_one_starts_a_meld_or_ends_the_rack():
+    from app.editing import Offer, add_offered
+
+    lay = move_tile(photo_table_rack(), (0, 2), 1)  # the red 6 moved to the second meld
+    assert add_offered(lay, Offer("table", 1, parse_tile("r7"), (), ("table", 2))).table_tiles == parse_melds("r4 r5 | k9 b9 r6 r7")
+    gone = remove_tile(lay, (1, 2))
+    assert add_offered(gone, Offer("table", 1, parse_tile("r7"), (), ("table", 2))).table_tiles == parse_melds("r4 r5 | k9 b9 | r7")
+    assert add_offered(lay, Offer("table", 1, parse_tile("j"), ())).table_tiles == parse_melds("r4 r5 | k9 b9 r6 | j")
+    assert add_offered(lay, Offer("rack", 1, parse_tile("j"), (), ("rack", 9))).rack_tiles == parse_tiles("o1 o2 j")

@@ -762,3 +762,40 @@ def test_the_same_table_is_told_by_the_share_of_its_tiles_read_again():
     assert same_table(before, parse_tiles("k7 b7 r7 r1 r2 r3 k9 k10 k11 b4 b5 b6"))  # 9 of 10 read again
     assert not same_table(before, parse_tiles("k7 b7 r7 r1 r2 r3 k8 k10 k12 b4"))  # 7 of 10
     assert not same_table(parse_tiles("k7 b7 o7"), parse_tiles("k7 b7 o7 r1"))  # too few to tell
+
+
+def read_with_left_out_tiles(image, kind="table", rules=None, profile=None, memory=None) -> Reading:
+    """A table of two runs whose last red tile the camera left out (offered as a red 7 after the red
+    6), and a box on no tile beside nothing (offered as a joker); the rack reads as it is."""
+    from vision.profiles import TileSample
+    from vision.reading import LeftOutTile
+
+    if kind == "rack":
+        return Reading((read_tile(parse_tile("k1")),), ((0,),), kind=ReadingKind.RACK)
+    tiles = tuple(
+        read_tile(parse_tile(name), box=(50.0 * i, 100.0 * row, 50.0 * i + 45.0, 100.0 * row + 60.0))
+        for row, names in enumerate((("r4", "r5", "r6"), ("b9", "b10", "b11"))) for i, name in enumerate(names)
+    )
+    samples = tuple(TileSample(t.tile, np.zeros((4, 8, 8, 3), np.uint8), np.zeros(8), t.box) for t in tiles)
+    left_out = (
+        LeftOutTile(parse_tile("r7"), (150.0, 0.0, 195.0, 60.0), 0.8, 0.6, ((parse_tile("r1"), 0.1),), beside=2),
+        LeftOutTile(parse_tile("j"), (400.0, 300.0, 445.0, 360.0), 0.5, 0.25),
+    )
+    return Reading(tiles, ((0, 1, 2), (3, 4, 5)), kind=ReadingKind.TABLE, samples=samples,
+                   doubtful_boxes=tuple(o.box for o in left_out), left_out=left_out)
+
+
+def test_a_tile_the_camera_left_out_is_added_with_one_tap_where_it_lay(monkeypatch):
+    at = read_table_photo(monkeypatch, read_with_left_out_tiles)
+    assert [b.label for b in at.button if "_offer_" in str(b.key)] == ["Add 1: red 7?", "Add 2: joker?"]
+    assert any(c.startswith("Numbered dashed boxes on the photo") for c in texts(at.caption))
+    at.button(key=edit(at, "offer_table_1")).click().run()
+    assert not at.exception, at.exception
+    table_rack = at.session_state["play_reading"].table_rack
+    assert table_rack.table_tiles == (tuple(parse_tile(n) for n in ("r4", "r5", "r6", "r7")), table_rack.table_tiles[1])
+    assert "red 7 — unsure; added by you from a box the camera left out; maybe: red 1" in all_markdown(at)
+    assert [b.label for b in at.button if "_offer_" in str(b.key)] == ["Add 2: joker?"]  # offered once
+    at.button(key="play_undo_fixes").click().run()
+    assert [b.label for b in at.button if "_offer_" in str(b.key)] == ["Add 1: red 7?", "Add 2: joker?"]
+    solve(at)
+    assert not at.exception, at.exception

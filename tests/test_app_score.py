@@ -363,3 +363,24 @@ def test_a_rack_photo_is_read_with_the_other_racks_of_the_round(monkeypatch):
     assert not at.exception, at.exception
     assert by_suffix(at.text_input, "_rack_2").value == "b12 r3"
     assert "blue 12" in "\n".join(w.value for w in at.warning)  # unsure: named before the round is saved
+
+
+def test_a_rack_tile_the_camera_left_out_is_added_to_the_typed_line_with_one_tap(monkeypatch):
+    """A tile the gate dropped would go unscored: the page offers it, and one tap types it."""
+    from solver.tiles import parse_tile
+    from tests.test_app_play import read_tile
+    from vision.reading import LeftOutTile, Reading, ReadingKind
+
+    def rack_with_a_tile_left_out(image, kind="table", rules=None, profile=None, memory=None):
+        tiles = (read_tile(parse_tile("r7")), read_tile(parse_tile("k2"), box=(50.0, 0.0, 95.0, 60.0)))
+        left_out = (LeftOutTile(parse_tile("o11"), (100.0, 0.0, 145.0, 60.0), 0.9, 0.7, beside=1),)
+        return Reading(tiles, ((0, 1),), kind=ReadingKind.RACK, doubtful_boxes=(left_out[0].box,), left_out=left_out)
+
+    at = read_bobs_rack_photo(monkeypatch, rack_with_a_tile_left_out)
+    assert by_suffix(at.text_input, "_rack_1").value == "r7 k2"
+    offers = [b for b in at.button if "_offer_1_" in str(b.key)]
+    assert [b.label for b in offers] == ["Add 1: orange 11?"]
+    offers[0].click().run()
+    assert not at.exception, at.exception
+    assert by_suffix(at.text_input, "_rack_1").value == "r7 k2 o11"
+    assert not [b for b in at.button if "_offer_1_" in str(b.key)]  # offered once

@@ -14,7 +14,7 @@ import streamlit as st
 import solver
 from app import components as ui
 from app import session, tile_profiles
-from app.editing import Chip, Place, TableAndRack, Reading, keeps_fixes, new_reading
+from app.editing import Chip, Offer, Place, TableAndRack, Reading, keeps_fixes, new_reading, not_added
 from app.photo_reading import InputSource, PhotoError, choose_input
 from app.photos import PhotoReading, photo_notes, read_ahead, read_together, read_upload, same_table
 from app.rules_text import rules_summary
@@ -106,11 +106,15 @@ def says(kind: str, message: str, **params: object) -> str:
     return (table if kind == "table" else rack)[message]
 
 
-def read_inputs(before: tuple[Tile, ...] = ()) -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[str, ...]] | None:
-    """Turn the photos and typed text into one table and rack to confirm, with the annotated photos
-    and the reader's notes; report what went wrong (then ``None``). ``before``: the table of the
-    last reading (:func:`last_table`), which a photo of the same table holds."""
+def read_inputs(
+    before: tuple[Tile, ...] = (),
+) -> tuple[TableAndRack, tuple[tuple[str, bytes], ...], tuple[str, ...], tuple[Offer, ...]] | None:
+    """Turn the photos and typed text into one table and rack to confirm, with the annotated photos,
+    the reader's notes and the boxes it left out that may be tiles; report what went wrong (then
+    ``None``). ``before``: the table of the last reading (:func:`last_table`), which a photo of the
+    same table holds."""
     notes: list[str] = []
+    offers: list[Offer] = []
     photos: dict[str, bytes] = {}
     samples: dict[str, tuple] = {}
     errors: list[str] = []
@@ -155,6 +159,7 @@ def read_inputs(before: tuple[Tile, ...] = ()) -> tuple[TableAndRack, tuple[tupl
         samples[kind.value] = reading.samples
         notes.extend(ui.plain(note) for note in reading.notes)
         notes.extend(photo_notes(reading.doubtful, reading.look, lang))
+        offers.extend(reading.offers)
         if kind is ReadingKind.TABLE:
             melds = reading.rows
         else:
@@ -163,7 +168,7 @@ def read_inputs(before: tuple[Tile, ...] = ()) -> tuple[TableAndRack, tuple[tupl
         st.info(tr("Type or photograph the table and your rack first.", lang))
         return None
     session.put(SAMPLES, samples)  # what teaching the tile profile learns from (see teach)
-    return TableAndRack(melds, rack), tuple(photos.items()), tuple(notes)
+    return TableAndRack(melds, rack), tuple(photos.items()), tuple(notes), tuple(offers)
 
 
 def editor_key(reading: Reading) -> str:
@@ -336,7 +341,7 @@ def teach(changed, removed) -> None:
         )))
 
 
-with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok or bool(excess)):
+with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok or bool(excess) or bool(not_added(table_rack, reading.offers))):
     if tile_profiles.active_name():
         st.toggle(
             ui.plain(tr("Teach the tile profile {name!r} each tile I change or remove", lang, name=tile_profiles.active_name())),
@@ -363,7 +368,10 @@ with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok o
     if followed_line:
         st.info(ui.plain(followed_line))
         session.drop(FOLLOWED)
-    ui.fix_editor(editor_key(reading), table_rack, set_table_rack, lang, open_on=likeliest_extra_copy(table_rack, excess))
+    ui.fix_editor(
+        editor_key(reading), table_rack, set_table_rack, lang, open_on=likeliest_extra_copy(table_rack, excess),
+        offers=not_added(table_rack, reading.offers),
+    )
     if reading.fixed:
         st.button(
             tr("Undo my fixes", lang), key="play_undo_fixes", on_click=replace_reading, args=(reading.undone(),),

@@ -13,7 +13,8 @@ from app import components as ui
 from app import session, tile_profiles
 from app.codec import describe_outcome, score_sheet_csv
 from app.photo_reading import PhotoError
-from app.photos import photo_notes, read_ahead, read_together, read_upload, unsure_rack_note
+from app.editing import Chip, Offer
+from app.photos import PhotoReading, photo_notes, read_ahead, read_together, read_upload, unsure_rack_note
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
 from solver.explain import notation_error_text
@@ -142,14 +143,25 @@ def remember_taken_out() -> None:
         except NotationError:
             continue
         done = st.session_state.get(f"{form}_read_{i}_taken", frozenset())
-        taken = [key for key in tile_profiles.taken_out(read[1], typed) if key not in done]
+        taken = [key for key in tile_profiles.taken_out(read_chips(read), typed) if key not in done]
         if not taken:
             continue
         try:
-            tile_profiles.remember_in_session({ReadingKind.RACK.value: read[4]}, [], taken)
+            tile_profiles.remember_in_session({ReadingKind.RACK.value: read.samples}, [], taken)
         except Exception:  # noqa: BLE001 - scoring must go on; the log keeps the reason
             log.warning("remembering the tiles taken out of a rack failed", exc_info=True)
         st.session_state[f"{form}_read_{i}_taken"] = done | set(taken)
+
+
+def read_chips(read: PhotoReading) -> tuple[Chip, ...]:
+    """A rack photo's tiles as read, in order."""
+    return tuple(c for row in read.rows for c in row)
+
+
+def add_to_line(key: str, offer: Offer, added_key: str) -> None:
+    """Add a tile the camera left out (one of the photo's offers) to the end of a rack's typed line."""
+    st.session_state[key] = f"{st.session_state.get(key) or ''} {offer.tile.short}".strip()
+    st.session_state[added_key] = st.session_state.get(added_key, frozenset()) | {offer.number}
 
 
 def typed_rack(key: str) -> tuple[Tile, ...]:
@@ -165,10 +177,10 @@ for i, player in enumerate(game.players):
         continue
     with st.container(border=True, key=f"score_player_{i}"):
         st.markdown("**" + ui.plain(tr("{player}’s rack", lang, player=player)) + "**")
-        read = st.session_state.get(f"{form}_read_{i}_result")
+        read: PhotoReading | None = st.session_state.get(f"{form}_read_{i}_result")
         if read and st.session_state.pop(f"{form}_read_{i}_fresh", False):
             # A photo was just read: its tiles become the typed line (set before the widget exists).
-            st.session_state[f"{form}_rack_{i}"] = format_tiles((c.tile for c in read[1]), short=True)
+            st.session_state[f"{form}_rack_{i}"] = format_tiles((c.tile for c in read_chips(read)), short=True)
         st.text_input(tr("Tiles left (typed)", lang), key=f"{form}_rack_{i}", placeholder="r7 j k13")
         photo = ui.photo_input(tr("or a photo of the rack", lang), f"{form}_photo_{i}", lang)
         read_ahead(photo, ReadingKind.RACK, game.rules, lang)  # app/photo_prefetch.py
@@ -183,25 +195,37 @@ for i, player in enumerate(game.players):
             except PhotoError as err:
                 st.error(ui.plain(tr("The photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
             else:
-                chips = [c for row in reading.rows for c in row]
-                if not chips:
+                if not read_chips(reading):
                     st.warning(tr("No tiles found on the photo. Type them instead.", lang))
                 else:
-                    st.session_state[f"{form}_read_{i}_result"] = (
-                        reading.annotated_jpeg, tuple(chips), reading.doubtful, reading.look, reading.samples,
-                    )
+                    st.session_state[f"{form}_read_{i}_result"] = reading
                     st.session_state.pop(f"{form}_read_{i}_taken", None)
+                    st.session_state.pop(f"{form}_read_{i}_added", None)
                     st.session_state[f"{form}_read_{i}_fresh"] = True
                     st.rerun()
         if read:
-            st.image(read[0], width="stretch")
-            ui.show_html(ui.row_html(tr("Read", lang), [ui.reading_chip_html(c, lang) for c in read[1]]))
+            chips = read_chips(read)
+            st.image(read.annotated_jpeg, width="stretch")
+            ui.show_html(ui.row_html(tr("Read", lang), [ui.reading_chip_html(c, lang) for c in chips]))
             st.caption(tr("Check the tiles above against the photo and fix the typed line if needed.", lang))
-            unchanged = st.session_state.get(f"{form}_rack_{i}") == format_tiles((c.tile for c in read[1]), short=True)
-            if unchanged and (unsure := unsure_rack_note(read[1], lang)) is not None:
+            unchanged = st.session_state.get(f"{form}_rack_{i}") == format_tiles((c.tile for c in chips), short=True)
+            if unchanged and (unsure := unsure_rack_note(chips, lang)) is not None:
                 st.warning(ui.plain(unsure))
-            for note in photo_notes(read[2], read[3], lang):
+            for note in photo_notes(read.doubtful, read.look, lang):
                 st.caption(note)
+            added_key = f"{form}_read_{i}_added"
+            offers = [o for o in read.offers if o.number not in st.session_state.get(added_key, frozenset())]
+            if offers:
+                st.caption(tr(
+                    "Numbered dashed boxes on the photo: the camera left them out as probably not tiles. "
+                    "If one is a tile, add it to the typed line.", lang,
+                ))
+                columns = st.columns(min(len(offers), 3))
+                for k, offer in enumerate(offers):
+                    columns[k % len(columns)].button(
+                        ui.offer_label(offer, lang), key=f"{form}_offer_{i}_{offer.number}", width="stretch",
+                        on_click=add_to_line, args=(f"{form}_rack_{i}", offer, added_key),
+                    )
         if ASK_UNMELDED:
             st.session_state.setdefault(f"{form}_unmelded_{i}", False)
             unmelded = st.checkbox(
