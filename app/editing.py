@@ -9,10 +9,11 @@ wires buttons to these functions. No game rules live here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from solver.tiles import Tile
+from vision.profiles import TileSample
 
 #: A place in the table and rack: ``(meld index, position)``, meld index :data:`RACK_ROW` for the rack.
 RACK_ROW = -1
@@ -130,6 +131,9 @@ class Offer:
     #: The photo tile it lies next to (a chip's :attr:`Chip.sample`), and whether it comes before it.
     beside: tuple[str, int] | None = None
     before: bool = False
+    #: Its crops and embedding (:attr:`vision.reading.LeftOutTile.sample`): what the session remembers
+    #: when it is added; None where not kept.
+    sample: TileSample | None = field(default=None, compare=False, repr=False)
 
     @property
     def key(self) -> tuple[str, int]:

@@ -76,7 +76,10 @@ class PhotoReading:
             return ()
         kind = self.reading.kind.value
         return tuple(
-            Offer(kind, number, t.tile, tuple(a.tile for a in t.alternatives), None if t.beside is None else (kind, t.beside), t.before)
+            Offer(
+                kind, number, t.tile, tuple(a.tile for a in t.alternatives), None if t.beside is None else (kind, t.beside),
+                t.before, t.sample,
+            )
             for number, t in enumerate(self.reading.left_out, start=1)
         )
 

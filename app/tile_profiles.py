@@ -10,7 +10,9 @@ Every tile the player changes on a photo is also remembered for the session, pro
 every photo read later in the session reads a near copy of it as the player set it. A box the
 player removes is remembered too (:func:`removals`; on the Score page, a read tile taken out of a
 rack's typed line, :func:`taken_out`), as no tile: a near copy of it in a later photo is flagged
-for the player to check.
+for the player to check. A tile the player adds from a box the camera left out (:func:`additions`)
+is remembered as a changed one: a near copy in a later photo is kept even where the gate drops it
+again, and read as the player set it.
 
 A change of a photo tile's colour is also followed on the spot by the tiles of the same photo that
 look at least as much like the new colour (:func:`follow_colour`, pure; :mod:`vision.colour_follow`).
@@ -31,7 +33,7 @@ from vision.detections import median_length
 from vision.profiles import NoTileSample, TileProfile, TileSample, unlike_the_rest
 from vision.session_memory import SessionMemory, lying_apart
 
-from .editing import Chip, TableAndRack
+from .editing import Chip, Offer, TableAndRack
 from .profile_store import CORRECTION, REMOVAL, ProfileError, ProfileStore, StoredProfile
 
 #: Session key (and widget key on the My tiles page) of the chosen profile's name; "" for none.
@@ -149,20 +151,23 @@ def _chips(table_rack: TableAndRack):
 
 def teach(
     samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]],
-    removed: Sequence[tuple[str, int]] = (),
+    removed: Sequence[tuple[str, int]] = (), added: Sequence[tuple[Offer, Tile]] = (),
 ) -> StoredProfile | None:
-    """Add each changed photo tile, labelled as the player set it, and each removed box as no tile,
-    to the active profile."""
+    """Add each changed photo tile, labelled as the player set it, each tile added from a box the
+    camera left out and set by the player (:func:`additions`), and each removed box as no tile, to the
+    active profile."""
     if not active_name():
         return None
-    return teach_profile(store(), active_name(), samples, changed, removed)
+    return teach_profile(store(), active_name(), samples, changed, removed, added)
 
 
 def teach_profile(
     profiles: ProfileStore, name: str, samples: Mapping[str, Sequence[TileSample]],
     changed: Sequence[tuple[tuple[str, int], Tile]], removed: Sequence[tuple[str, int]] = (),
+    added: Sequence[tuple[Offer, Tile]] = (),
 ) -> StoredProfile | None:
-    """Add each changed photo tile, labelled as the player set it, to the profile ``name`` in
+    """Add each changed photo tile, labelled as the player set it, and each box the camera left out
+    that the player ``added`` (labelled as its chip holds it) to the profile ``name`` in
     ``profiles``, and each ``removed`` box as no tile with its photo's mean. Skipped: a removed box
     lying on a tile that stays (the detector's second box on it, as :func:`remember` skips it), one
     that looks like a box kept beside it (:func:`vision.profiles.unlike_the_rest`: it would flag
@@ -180,6 +185,7 @@ def teach_profile(
         sample = _sample(samples, kind, index)
         if sample is not None:
             taught.append(TileSample(tile, sample.crops, sample.embedding, sample.box))
+    taught += [TileSample(tile, o.sample.crops, o.sample.embedding, o.sample.box) for o, tile in added if o.sample is not None]
     no_tiles = []
     for kind, gone in _removed_apart(samples, removed).items():
         embeddings = np.stack([s.embedding for s in samples[kind]])
@@ -215,12 +221,26 @@ def remembered() -> SessionMemory | None:
     return memory if memory is not None and len(memory) else None
 
 
+def additions(
+    old: TableAndRack, new: TableAndRack, offers: Sequence[Offer], set_only: bool = False,
+) -> tuple[tuple[Offer, Tile], ...]:
+    """The ``offers`` (boxes the camera left out) the player added between ``old`` and ``new``, or set
+    to another tile since: (the offer, the tile its chip holds now). ``set_only``: only those the
+    player set (*Change*), not taken as the camera guessed them: what a profile may learn."""
+    before = {c.offered: c.tile for c in _chips(old) if c.offered is not None}
+    by_key = {o.key: o for o in offers}
+    return tuple(
+        (by_key[c.offered], c.tile) for c in _chips(new)
+        if c.offered in by_key and before.get(c.offered) != c.tile and (c.edited or not set_only)
+    )
+
+
 def remember_in_session(
     samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]],
-    removed: Sequence[tuple[str, int]] = (),
+    removed: Sequence[tuple[str, int]] = (), added: Sequence[tuple[Offer, Tile]] = (),
 ) -> None:
-    """Remember the photo tiles just ``changed`` or ``removed`` for the rest of the session (see :func:`remember`)."""
-    st.session_state[MEMORY] = remember(st.session_state.get(MEMORY) or SessionMemory(), samples, changed, removed)
+    """Remember the photo tiles just ``changed``, ``removed`` or ``added`` for the rest of the session (see :func:`remember`)."""
+    st.session_state[MEMORY] = remember(st.session_state.get(MEMORY) or SessionMemory(), samples, changed, removed, added)
 
 
 def forget_session() -> None:
@@ -230,21 +250,25 @@ def forget_session() -> None:
 
 def remember(
     memory: SessionMemory, samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]],
-    removed: Sequence[tuple[str, int]] = (),
+    removed: Sequence[tuple[str, int]] = (), added: Sequence[tuple[Offer, Tile]] = (),
 ) -> SessionMemory:
-    """``memory`` with each changed photo tile added as the player set it, and each removed one as no
-    tile: ``samples`` are every tile of each photo (by kind, as :attr:`app.photos.PhotoReading.samples`),
+    """``memory`` with each changed photo tile added as the player set it, each removed one as no
+    tile, and each box the camera left out that the player ``added`` as the tile it holds now:
+    ``samples`` are every tile of each photo (by kind, as :attr:`app.photos.PhotoReading.samples`),
     a change or removal names its tile by (kind, index) as a chip's ``sample`` does; one without a
     sample is skipped, and so is a removed box lying on a tile that stays (the detector's second box
-    on it, :func:`vision.session_memory.lying_apart`)."""
+    on it, :func:`vision.session_memory.lying_apart`). An added box is centred on its photo's tiles
+    and itself."""
     apart = _removed_apart(samples, removed)
     for kind, photo in samples.items():
         on_photo = [
             (index, tile) for (where, index), tile in changed if where == kind and _sample(samples, where, index) is not None
         ]
+        boxes = [(offer.sample, tile) for offer, tile in added if offer.kind == kind and offer.sample is not None]
+        on_photo += [(len(photo) + k, tile) for k, (_, tile) in enumerate(boxes)]
         gone = apart.get(kind, [])
         if on_photo or gone:
-            memory = memory.remembering(np.stack([s.embedding for s in photo]), on_photo, gone)
+            memory = memory.remembering(np.stack([s.embedding for s in (*photo, *(b for b, _ in boxes))]), on_photo, gone)
     return memory
 
 
@@ -254,6 +278,6 @@ def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) 
 
 
 __all__ = [
-    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "corrections", "follow_colour", "forget_session", "remember",
+    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "additions", "corrections", "follow_colour", "forget_session", "remember",
     "removals", "remember_in_session", "remembered", "store", "taken_out", "teach", "teach_profile",
 ]

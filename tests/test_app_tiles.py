@@ -548,3 +548,49 @@ def test_a_tile_whose_colour_the_inks_read_says_so_until_the_player_sets_it():
     assert chip_note(chip, "uk") == "сумнівна; її колір прочитано за фарбою фішок вашого набору"
     assert chip_note(chip.fixed_to(parse_tile("k5")), "en") == "set by you"
     assert not _chip(ReadTile(parse_tile("b5"), (0.0, 0.0, 10.0, 14.0), 0.99)).ink_doubt
+
+
+def test_a_tile_added_from_a_box_left_out_is_remembered_and_teaches_the_active_profile_when_switched_on(monkeypatch, private_data):
+    """The player adds the box the camera left out (set right from the camera's guess): the session
+    remembers it, so the next photo keeps it, and with teaching on the profile learns it."""
+    import vision
+
+    import app.photos
+    from app.tile_profiles import MEMORY
+    from vision.reading import LeftOutTile
+
+    names = ("o4", "o5", "o6", "o7", "o8")
+    left_out_sample = _sample(parse_tile("o1"), 9)
+
+    def read(image, kind="table", rules=None, **options):
+        if kind == "rack":
+            return Reading((read_tile(parse_tile("r7")),), ((0,),), kind=ReadingKind.RACK)
+        tiles = tuple(read_tile(parse_tile(n), box=(50.0 * i, 0.0, 50.0 * i + 45.0, 60.0)) for i, n in enumerate(names))
+        offer = LeftOutTile(parse_tile("o1"), (250.0, 0.0, 295.0, 60.0), 0.7, 0.5, beside=4, sample=left_out_sample)
+        return Reading(tiles, (tuple(range(len(tiles))),), kind=ReadingKind.TABLE,
+                       samples=tuple(_sample(t.tile, i) for i, t in enumerate(tiles)), left_out=(offer,))
+
+    monkeypatch.setattr(vision, "read", read, raising=False)
+    monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.zeros((20, 30, 3), np.uint8), raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    store = _store(private_data)
+    store.save("Ours", [_sample(parse_tile("r1"))], READER)
+    at = start_app("tiles")
+    at.selectbox(key="tiles_active_profile").set_value("Ours").run()
+    at.switch_page("views/play.py").run()
+    _read_table_photo(at)
+    at.toggle(key="play_teach_profile").set_value(True).run()
+    at.button(key=edit(at, "offer_table_1")).click().run()  # added as the camera guessed: an orange 1
+    assert not at.exception, at.exception
+    at.selectbox(key=edit(at, "place")).set_value((0, 5)).run()
+    at.selectbox(key=edit(at, "new_tile_0_5")).set_value(parse_tile("o9")).run()
+    at.button(key=edit(at, "change")).click().run()  # it is an orange 9
+    assert not at.exception, at.exception
+    assert at.session_state["play_reading"].table_rack.table_tiles == (tuple(parse_tile(n) for n in (*names, "o9")),)
+    memory = at.session_state[MEMORY]
+    assert memory.labels.tolist() == [parse_tile("o9").index]  # remembered as the player left it last
+    stored = store.load("Ours")
+    # the profile learns the tile the player set, not the camera's guess that the add took
+    assert [s.tile.short for s in stored.samples] == ["r1", "o9"] and stored.origins == ("calibration", CORRECTION)
+    assert np.array_equal(stored.samples[1].crops, left_out_sample.crops)  # the box's own crops
+    assert shown(at.success)[0] == "The tile profile 'Ours' learnt this tile."

@@ -386,3 +386,39 @@ def test_a_test_photo_draws_a_note_when_its_kept_tiles_are_small_or_blurred():
     assert ep.draws_a_note(cv2.GaussianBlur(image, (0, 0), 7), large)  # blurred
     small = replace(photo, detections=Detections(np.array([[0, 0, 20, 28]] * 3, np.float32), np.ones(3, np.float32)))
     assert ep.draws_a_note(image, small)  # tiles 28 px long
+
+
+def test_the_left_out_study_adds_the_offered_tiles_and_counts_what_the_memory_keeps_on_the_retaken_photo(monkeypatch):
+    """The first photo drops a readable red 7 (offered, added as a red 7); the retaken photo drops it
+    again: without the memory it is lost, with it kept and read as the red 7 it is."""
+    import vision.pipeline as pipeline
+    from vision.reader import CropReading
+
+    names = ("r2", "r3", "r4", "r5", "r6", "r7")
+    labels = [parse_tile(n).index for n in names]
+    boxes = np.array([[100 + 50 * i, 100, 145 + 50 * i, 160] for i in range(6)], np.float32)
+    looks = np.random.default_rng(7).normal(0, 1, (6, 16)) + 30.0
+    probs = np.full((6, 53), 0.01 / 52)
+    probs[np.arange(6), labels] = 0.99
+    probs[5] = np.full(53, 0.4 / 52)
+    probs[5, parse_tile("r1").index] = 0.6  # the left-out red 7 taken for a red 1
+
+    def seen_photo(light: float):
+        shift = light * np.random.default_rng(int(light)).normal(0, 1, 16)
+        seen = pipeline.SeenTiles(
+            Detections(boxes[:5], np.ones(5, np.float32)), np.zeros((1, 5, 8, 8, 3), np.uint8),
+            CropReading(probs[:5], np.ones(5), looks[:5] + shift),
+            Detections(boxes[5:], np.array([0.4], np.float32)), CropReading(probs[5:], np.array([0.4]), looks[5:] + shift),
+            np.zeros((1, 1, 8, 8, 3), np.uint8),
+        )
+        return ep._photo_of(seen, boxes, labels, "rack", np.zeros((0, 4), np.float32))
+
+    photos = iter([seen_photo(0.0), seen_photo(3.0)])
+    monkeypatch.setattr(ep, "test_scene", lambda kind, rng, recipe=None: "scene")
+    monkeypatch.setattr(ep, "photographed_again", lambda scene, rng: "scene again")
+    monkeypatch.setattr(ep, "_scene_photo", lambda scene: next(photos))
+    result = ep.left_out_study(edition("selection-heavy"), 0, 1, ep.HELD_OUT_SETS["held-out-phone"])
+    without, remembered = result["without the memory"], result["with the tiles added remembered"]
+    assert (without["tp"], without["true"]) == (5, 6)
+    assert (remembered["added"], remembered["kept_by_memory"], remembered["kept_on_tiles"]) == (1, 1, 1)
+    assert (remembered["tp"], remembered["read"]) == (6, 6) and remembered["f1"] == 1.0

@@ -187,3 +187,33 @@ def test_a_readings_messages_name_the_left_out_tiles_by_their_number_on_the_phot
     )
     assert replace(table(), left_out=offers).messages("uk")[-1] != english[-1]  # translated
     assert table().messages("en") == ()
+
+
+def test_a_tile_added_from_a_left_out_box_is_kept_in_the_next_photo_and_read_as_the_player_set_it(monkeypatch):
+    """The next photo of the table drops the same tile again: the session remembers it was added."""
+    import vision.pipeline as pipeline
+    from vision.reader import CropReading
+    from vision.session_memory import SessionMemory
+
+    looks = np.random.default_rng(4).normal(0, 1, (6, 16)) + 30.0  # five read tiles and the one left out
+    kept = np.array([box_at(100 + 45 * i, 100) for i in range(5)], np.float32)
+
+    def photo_seen(light: float) -> pipeline.SeenTiles:
+        shift = light * np.random.default_rng(int(light)).normal(0, 1, 16)  # what the photo's light adds to all
+        return pipeline.SeenTiles(
+            Detections(kept, np.ones(5, np.float32)), np.zeros((1, 5, 8, 8, 3), np.uint8),
+            CropReading(one_hot("r2", "r3", "r4", "r5", "r6", p=0.99), np.ones(5), looks[:5] + shift),
+            Detections(np.array([box_at(325, 100)], np.float32), np.array([0.4], np.float32)),
+            CropReading(one_hot("r1", p=0.6), np.array([0.4]), looks[5:] + shift), np.zeros((1, 1, 8, 8, 3), np.uint8),
+        )
+
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **_: photo_seen(0.0))
+    image = np.zeros((400, 700, 3), np.uint8)
+    first = pipeline.read(image, kind="rack")
+    assert len(first.tiles) == 5 and first.left_out[0].tile == parse_tile("r1")
+    assert np.allclose(first.left_out[0].sample.embedding, looks[5])  # what the app remembers when it is added
+    memory = SessionMemory().remembering(looks, [(5, parse_tile("r7"))])  # the player added it, as a red 7
+    monkeypatch.setattr(pipeline, "see_tiles", lambda photo, **_: photo_seen(3.0))
+    again = pipeline.read(image, kind="rack", memory=memory)
+    assert [t.tile.short for t in again.tiles] == ["r2", "r3", "r4", "r5", "r6", "r7"] and again.left_out == ()
+    assert len(pipeline.read(image, kind="rack").tiles) == 5  # without the session's memory: dropped again

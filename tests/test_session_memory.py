@@ -237,3 +237,44 @@ def test_how_near_a_box_must_come_to_a_removed_one_is_the_memorys_setting_and_ou
     assert not memory.looks_removed(blurred)[5]
     looser = replace(memory, removed_from=0.7).remembering(photo, [], removed=[4])
     assert looser.removed_from == 0.7 and looser.looks_removed(blurred)[5]
+
+
+def test_a_dropped_box_like_a_tile_the_player_set_is_kept_and_no_other_box_is():
+    """The gate dropped the red 5 on the first photo; the player added it. On the next photo, in other
+    light, the gate drops it again: the memory keeps it, and nothing that is not a near copy."""
+    first = _photo(1, light=0.0)
+    memory = SessionMemory().remembering(first, [(0, TILES[0])])
+    again = _photo(2, light=4.0)
+    kept, dropped = again[1:], again[:1]
+    assert memory.keeps(kept, dropped).tolist() == [True]
+    stranger = np.random.default_rng(9).normal(0, 1, (1, DIM)) + 30.0  # a die beside the tiles
+    assert memory.keeps(kept, stranger).tolist() == [False]
+    assert memory.keeps(kept, np.zeros((0, DIM))).tolist() == []
+    assert SessionMemory().keeps(kept, dropped).tolist() == [False]  # nothing set: nothing kept
+    assert memory.keeps(kept[:2], dropped).tolist() == [False]  # too few boxes to be the photo's centre
+
+
+def test_the_app_remembers_a_tile_added_from_a_box_left_out_centred_on_its_photo():
+    """``app.tile_profiles.additions`` finds the tiles added from offers, or set since; ``remember``
+    centres each on its photo's tiles and itself, as the photo's own tiles are centred."""
+    from app.editing import Chip, Offer, TableAndRack, add_offered, change_tile
+    from app.tile_profiles import additions, remember
+    from vision.profiles import TileSample
+
+    crops = np.zeros((1, 2, 2, 3), np.uint8)
+    photo = _photo(1, light=0.0)
+    samples = {"table": [TileSample(t, crops, e) for t, e in zip(TILES[1:], photo[1:])]}  # the red 5 left out
+    offer = Offer("table", 1, TILES[1], (), ("table", 0), True, TileSample(TILES[1], crops, photo[0]))
+    before = TableAndRack((tuple(Chip(t, sample=("table", i)) for i, t in enumerate(TILES[1:])),))
+    added = add_offered(before, offer)
+    assert additions(before, added, [offer]) == ((offer, TILES[1]),)  # offered as a red 6
+    fixed = change_tile(added, (0, 0), TILES[0])
+    assert additions(added, fixed, [offer]) == ((offer, TILES[0]),)  # the player set it right
+    assert additions(fixed, fixed, [offer]) == ()
+    assert additions(before, added, [offer], set_only=True) == ()  # taken as the camera guessed: no profile learns it
+    assert additions(added, fixed, [offer], set_only=True) == ((offer, TILES[0]),)
+    memory = remember(SessionMemory(), samples, [], [], additions(added, fixed, [offer]))
+    alone = SessionMemory().remembering(np.concatenate([photo[1:], photo[:1]]), [(5, TILES[0])])
+    assert memory.labels.tolist() == [TILES[0].index] and np.allclose(memory.exemplars, alone.exemplars)
+    no_sample = Offer("table", 2, TILES[4], ())
+    assert len(remember(SessionMemory(), samples, [], [], [(no_sample, TILES[4])])) == 0

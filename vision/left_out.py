@@ -27,6 +27,7 @@ import numpy as np
 
 from solver.tiles import Tile
 from vision.detections import box_coverage
+from vision.profiles import TileSample
 from vision.reading import Box, LeftOutTile, Reading, ReadingKind, alternatives
 
 __all__ = ["OFFER_FROM_TILE_PROB", "MAX_OFFERED", "ON_READ_TILE", "NEXT_TO", "offered", "place_beside", "left_out_tiles"]
@@ -97,13 +98,17 @@ def place_beside(box: Box, reading: Reading) -> tuple[int | None, bool]:
 
 def left_out_tiles(
     reading: Reading, boxes: np.ndarray, probs: np.ndarray, tile_prob: np.ndarray,
+    samples: Sequence[TileSample] | None = None,
 ) -> tuple[LeftOutTile, ...]:
     """The dropped boxes offered to the player (:func:`offered`): each with the reader's likeliest
-    tile (``probs``, n x 53), the next likeliest (:func:`vision.reading.alternatives`) and its place
-    beside ``reading``'s tiles."""
+    tile (``probs``, n x 53), the next likeliest (:func:`vision.reading.alternatives`), its place
+    beside ``reading``'s tiles, and its ``samples`` row (crops and embedding) where given."""
     boxes, probs = np.asarray(boxes, np.float64).reshape(-1, 4), np.asarray(probs, np.float64)
-    if not (len(boxes) == len(probs) == len(tile_prob)):
-        raise ValueError(f"{len(boxes)} boxes, {len(probs)} readings and {len(tile_prob)} tile probabilities")
+    if not (len(boxes) == len(probs) == len(tile_prob)) or (samples is not None and len(samples) != len(boxes)):
+        raise ValueError(
+            f"{len(boxes)} boxes, {len(probs)} readings and {len(tile_prob)} tile probabilities"
+            + ("" if samples is None else f" and {len(samples)} samples")
+        )
     out = []
     for i in offered(boxes, tile_prob, np.array([t.box for t in reading.tiles], np.float64)):
         box = tuple(float(v) for v in boxes[i])
@@ -111,6 +116,6 @@ def left_out_tiles(
         beside, before = place_beside(box, reading)  # type: ignore[arg-type]
         out.append(LeftOutTile(
             Tile.from_index(label), box, float(probs[i][label]), float(tile_prob[i]),  # type: ignore[arg-type]
-            alternatives(probs[i], label), beside, before,
+            alternatives(probs[i], label), beside, before, None if samples is None else samples[i],
         ))
     return tuple(out)

@@ -288,6 +288,12 @@ class SeenTiles:
             self.dropped[~mask], _reading_of(self.dropped_reading, ~mask), self.dropped_views[:, ~mask],
         )
 
+    def remembered_by(self, memory: SessionMemory) -> "SeenTiles":
+        """These tiles with the dropped boxes kept that are near copies of a tile the player set this
+        session (:meth:`vision.session_memory.SessionMemory.keeps`); a box of no tile's shape stays out."""
+        kept = memory.keeps(self.reading.embeddings, self.dropped_reading.embeddings)
+        return self.keeping(kept & tile_shaped(self.dropped))
+
     def vouched_by(self, profile: TileProfile) -> "SeenTiles":
         """These tiles with the dropped boxes ``profile`` vouches for kept (:meth:`TileProfile.vouches_for`);
         a box of no tile's shape (:func:`tile_shaped`) stays out."""
@@ -437,8 +443,10 @@ def read(
     of the player's own tiles (:mod:`vision.profiles`) keeps the boxes the gate dropped that it
     vouches for and adapts the reader's probabilities before decoding, and a near copy of a box it
     holds as no tile is flagged (:meth:`vision.profiles.TileProfile.looks_like_no_tile`); the tiles
-    the player changed this session (``memory``, :mod:`vision.session_memory`) then read a near copy
-    of one as the player set it, and a near copy of a box the player removed is flagged. Each tile's
+    the player changed (or added) this session (``memory``, :mod:`vision.session_memory`) then read a
+    near copy of one as the player set it, kept even where the gate dropped it, and a near copy of a
+    box the player removed is flagged. The boxes left out that may be tiles are offered
+    (:attr:`Reading.left_out`, :mod:`vision.left_out`). Each tile's
     colour is weighed by the set's inks: the photo's own sure tiles', then the profile's
     (:func:`adapted_by`, :mod:`vision.ink_colour`); what the inks alone change or make sure stays
     uncertain (:attr:`InkedDecoding.ink_doubt`). Raises
@@ -452,6 +460,8 @@ def read(
     seen = see_tiles(photo, detector_weights=detector_weights, reader_weights=reader_weights)
     if profile is not None:
         seen = seen.vouched_by(profile)
+    if memory is not None:
+        seen = seen.remembered_by(memory)
     plain, probs = adapted_by(profile, seen)  # probs: what is decoded; plain: the same without the inks
     like_removed = None  # boxes like one the player removed this session, or the profile holds as no tile: flagged
     if profile is not None and len(profile.not_tiles):
@@ -482,8 +492,22 @@ def read(
     )
     doubtful = tuple(tuple(float(v) for v in box) for box in seen.dropped.boxes)
     blur = photo_blur(photo, [tile.box for tile in reading.tiles])
-    left_out = left_out_tiles(reading, seen.dropped.boxes, _guessed(seen.dropped_reading, profile, memory), seen.dropped_reading.tile_prob)
+    guessed = _guessed(seen.dropped_reading, profile, memory)
+    left_out = left_out_tiles(reading, seen.dropped.boxes, guessed, seen.dropped_reading.tile_prob, _dropped_samples(seen, guessed))
     return replace(reading, samples=samples, doubtful_boxes=doubtful, blur=blur, left_out=left_out)  # type: ignore[arg-type]
+
+
+def _dropped_samples(seen: SeenTiles, probs: np.ndarray) -> tuple[TileSample, ...] | None:
+    """The boxes ``seen`` dropped as samples (crops, embedding, box), each as its likeliest tile of
+    ``probs``; None where their crops were not kept."""
+    if seen.dropped_views is None:
+        return None
+    dropped = seen.dropped_reading
+    return tuple(
+        TileSample(Tile.from_index(int(np.argmax(probs[i]))), seen.dropped_views[:, i], dropped.embeddings[i],
+                   tuple(float(v) for v in seen.dropped.boxes[i]), probs[i], float(dropped.tile_prob[i]))
+        for i in range(len(seen.dropped))
+    )
 
 
 def _guessed(reading: CropReading, profile: TileProfile | None, memory: SessionMemory | None) -> np.ndarray:

@@ -193,6 +193,9 @@ class LeftOutTile:
     alternatives: tuple[Alternative, ...] = ()
     beside: int | None = None
     before: bool = False
+    #: Its crops and the reader's embedding, as :attr:`Reading.samples` keeps a read tile's: what the
+    #: session remembers when the player adds it (:mod:`vision.session_memory`). Not in the JSON.
+    sample: TileSample | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alternatives", tuple(Alternative(t, float(p)) for t, p in self.alternatives))

@@ -3,6 +3,7 @@
     memory = SessionMemory().remembering(photo_embeddings, [(index, Tile)], removed=[index])
     memory.adapt(probs, embeddings) -> probs        a later photo's probabilities, adapted
     memory.looks_removed(embeddings) -> mask        a later photo's boxes like one the player removed
+    memory.keeps(kept, dropped) -> mask             dropped boxes like a tile the player set: kept
 
 Why: players photograph the table every turn, so a tile the reader got wrong and the player fixed
 with *Change* is usually in the next photo too, and was read wrong again. A tile profile
@@ -35,6 +36,14 @@ is lost without a word). A removed box lying on a box that stays (:func:`lying_a
 detector's second box on one tile and is not remembered. Measured by photographing a table
 again: ``python -m training.evaluate_profiles --removals`` (``models/reader.md``, "A removed box
 is remembered as no tile").
+
+**A tile the player set is kept when the gate drops it again.** On a set the models never saw,
+the gate (:func:`vision.pipeline.kept_as_tiles`) drops some of the player's tiles, and the same
+tiles again in the next photo of the table. A tile the player added from a box the camera left
+out (:mod:`vision.left_out`) is remembered as a changed tile is, and a dropped box of a later
+photo that is a near copy of any tile the player set (:meth:`keeps`, the same comparison as
+:meth:`heard`) is kept and read as the player set it (``python -m training.evaluate_profiles
+--left-out``, ``models/reader.md``, session 43).
 """
 
 from __future__ import annotations
@@ -173,6 +182,16 @@ class SessionMemory:
         near = nearest[:, 0] >= REMEMBERED_FROM
         heard[near] = q[near].argmax(axis=1)
         return heard
+
+    def keeps(self, kept: np.ndarray, dropped: np.ndarray) -> np.ndarray:
+        """(m,) bool per box of one photo that the gate dropped (``dropped``, m x d; ``kept``, n x d:
+        the photo's boxes kept as tiles): a near copy of a tile the player set this session
+        (:meth:`heard`, the photo's boxes all together its centre). Such a box is kept as a tile."""
+        kept, dropped = np.asarray(kept, np.float64), np.asarray(dropped, np.float64)
+        if not len(dropped) or not self.changed_count:
+            return np.zeros(len(dropped), bool)
+        every = dropped if not len(kept) else np.concatenate([kept, dropped])
+        return self.heard(every)[len(every) - len(dropped):] >= 0
 
     def looks_removed(self, embeddings: np.ndarray) -> np.ndarray:
         """(n,) bool per box of one photo: a near copy (cosine :attr:`removed_from` or more,

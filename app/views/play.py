@@ -286,10 +286,12 @@ def likeliest_extra_copy(table_rack: TableAndRack, excess: tuple[Tile, ...]) -> 
 def set_table_rack(new: TableAndRack) -> None:
     changed = tile_profiles.corrections(table_rack, new)
     removed = tile_profiles.removals(table_rack, new)
-    if changed or removed:
-        remember(changed, removed)
-    if (changed or removed) and session.get(tile_profiles.TEACH) and tile_profiles.active_name():
-        teach(changed, removed)
+    added = tile_profiles.additions(table_rack, new, reading.offers)
+    if changed or removed or added:
+        remember(changed, removed, added)
+    set_added = tile_profiles.additions(table_rack, new, reading.offers, set_only=True)  # not the camera's guess
+    if (changed or removed or set_added) and session.get(tile_profiles.TEACH) and tile_profiles.active_name():
+        teach(changed, removed, set_added)
     if changed:
         new = follow(new)
     replace_reading(reading.fixed_to(new))
@@ -313,26 +315,26 @@ def follow(new: TableAndRack) -> TableAndRack:
     return followed_to
 
 
-def remember(changed, removed) -> None:
-    """Remember the photo tiles the player just changed or removed for the session: later photos read
-    a tile that looks the same as the player set it, and flag a box like a removed one
-    (:mod:`vision.session_memory`)."""
+def remember(changed, removed, added=()) -> None:
+    """Remember the photo tiles the player just changed, removed or added (from a box the camera left
+    out) for the session: later photos read a tile that looks the same as the player set it (and keep
+    it where the gate drops it), and flag a box like a removed one (:mod:`vision.session_memory`)."""
     try:
-        tile_profiles.remember_in_session(session.get(SAMPLES, {}), changed, removed)
+        tile_profiles.remember_in_session(session.get(SAMPLES, {}), changed, removed, added)
     except Exception:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
         log.warning("remembering the changed or removed tiles failed", exc_info=True)
 
 
-def teach(changed, removed) -> None:
-    """Add the photo tiles the player just changed, and the boxes just removed as no tiles, to the
-    active tile profile (the opt-in switch)."""
+def teach(changed, removed, added=()) -> None:
+    """Add the photo tiles the player just changed or added (from a box the camera left out), and the
+    boxes just removed as no tiles, to the active tile profile (the opt-in switch)."""
     try:
-        stored = tile_profiles.teach(session.get(SAMPLES, {}), changed, removed)
+        stored = tile_profiles.teach(session.get(SAMPLES, {}), changed, removed, added)
     except Exception as err:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
         log.warning("teaching the tile profile failed: %s", err)
         session.put(TAUGHT, ("error", tr("The tile profile could not learn this tile: {reason}", lang, reason=error_text(err, lang))))
         return
-    if stored is not None and changed:
+    if stored is not None and (changed or added):
         session.put(TAUGHT, ("success", tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name)))
     elif stored is not None:
         session.put(TAUGHT, ("success", tr(
