@@ -41,8 +41,8 @@ from training.tile_reading import load_any_reader, read_boxes, reader_source
 from vision.decoding import DEFAULT_SETTINGS, DecodingSettings
 from vision.detections import Detections, box_iou, box_overlap
 from vision.ink_colour import INK_MARGIN, INK_METHOD, ink_directions, weigh_colours
-from vision.left_out import offered
-from vision.pipeline import MIN_TILE_PROB, decode_with_inks, kept_as_tiles
+from vision.left_out import left_out_tiles
+from vision.pipeline import MIN_TILE_PROB, build_reading, decode_with_inks, kept_as_tiles
 from vision.reading import ReadingKind
 
 #: Scale bands: a tile's longer side as a share of the photo's longer side.
@@ -281,13 +281,16 @@ def decide_photo(
     decided = decode_with_inks(probs, inked, groups, ReadingKind(kind), STANDARD, settings, tile_prob)
     decoded, plain = decided.decoding, decided.plain
     dropped = np.flatnonzero(~keep)
-    offers = dropped[offered(seen.found.boxes[dropped], 1.0 - seen.not_tile[dropped], kept.boxes)]
+    height, width = seen.shape
+    reading = build_reading(kept, inked, groups, ReadingKind(kind), STANDARD, (width, height), settings, tile_prob,
+                            decoding=decoded)
+    offers = left_out_tiles(reading, seen.found.boxes[dropped], seen.probs[dropped], 1.0 - seen.not_tile[dropped])
     return PhotoReading(
         kept.boxes, decoded.labels, tuple(bool(f) for f in decided.flagged), decoded.confidence,
         seen.not_tile[keep], seen.found.boxes[~keep],
         tuple(min(a, b) for a, b in zip(decoded.confidence, plain.confidence)),
         np.array(decoded.labels) != np.array(plain.labels),
-        seen.found.boxes[offers], tuple(int(np.argmax(seen.probs[i])) for i in offers),
+        np.array([o.box for o in offers], np.float32).reshape(-1, 4), tuple(o.tile.index for o in offers),
     )
 
 

@@ -492,7 +492,7 @@ def read(
     )
     doubtful = tuple(tuple(float(v) for v in box) for box in seen.dropped.boxes)
     blur = photo_blur(photo, [tile.box for tile in reading.tiles])
-    guessed = _guessed(seen.dropped_reading, profile, memory)
+    guessed = _guessed(seen, profile)
     left_out = left_out_tiles(reading, seen.dropped.boxes, guessed, seen.dropped_reading.tile_prob, _dropped_samples(seen, guessed))
     return replace(reading, samples=samples, doubtful_boxes=doubtful, blur=blur, left_out=left_out)  # type: ignore[arg-type]
 
@@ -510,15 +510,14 @@ def _dropped_samples(seen: SeenTiles, probs: np.ndarray) -> tuple[TileSample, ..
     )
 
 
-def _guessed(reading: CropReading, profile: TileProfile | None, memory: SessionMemory | None) -> np.ndarray:
-    """The reader's probabilities of boxes left out, adapted as the kept tiles' are by the player's
-    profile and this session's changes (what the app offers them as)."""
-    probs = reading.probs
-    if profile is not None and len(probs):
-        probs = profile.adapt(probs, reading.embeddings)
-    if memory is not None and len(probs):
-        probs = memory.adapt(probs, reading.embeddings)
-    return probs
+def _guessed(seen: SeenTiles, profile: TileProfile | None) -> np.ndarray:
+    """The reader's probabilities of the boxes ``seen`` left out, adapted by the player's profile as
+    the kept tiles' are (what the app offers them as). The session's memory has kept every box it
+    would read otherwise (:meth:`SeenTiles.remembered_by`)."""
+    dropped = seen.dropped_reading
+    if profile is None or not len(dropped.probs):
+        return dropped.probs
+    return profile.adapt(dropped.probs, dropped.embeddings)
 
 
 def warm_up() -> None:
