@@ -290,6 +290,18 @@ def photo_notes(doubtful: int, look: PhotoLook, lang: str) -> tuple[str, ...]:
     return look.advice(lang) + ((note,) if note else ())
 
 
+def left_out_note(offers: Sequence[Offer], lang: str) -> str | None:
+    """The tiles the camera left out that may be tiles, by their numbers on the photo, for a page
+    that offers no button to add them (None when there are none)."""
+    if not offers:
+        return None
+    return tr(
+        "Numbered dashed boxes on the photo, left out as probably not tiles, may be tiles: {tiles}. "
+        "If one is a tile, type the table with it.",
+        lang, tiles=", ".join(f"{o.number}. {tile_label(o.tile, lang)}" for o in offers),
+    )
+
+
 def doubtful_note(count: int, lang: str) -> str | None:
     """What the dashed boxes on a read photo are (None when there are none)."""
     if count <= 0:

@@ -21,6 +21,7 @@ from solver.turn_check import Side, Spot
 from vision.reading import PhotoLook
 
 from .components import chip_html, inject_css, row_html, show_html
+from .editing import Offer
 from .photos import Box, PhotoReading
 
 #: Session key of the table at the start of the turn (a :class:`TableReading`).
@@ -41,6 +42,8 @@ class TableReading:
     photo_jpeg: bytes | None = None
     doubtful: int = 0
     look: PhotoLook = PhotoLook()
+    #: The boxes the photo's reading left out that may be tiles (:attr:`app.photos.PhotoReading.offers`).
+    offers: tuple[Offer, ...] = ()
 
     @property
     def tile_count(self) -> int:
@@ -50,7 +53,7 @@ class TableReading:
 def from_photo(reading: PhotoReading) -> TableReading:
     return TableReading(
         tuple(tuple(chip.tile for chip in row) for row in reading.rows), reading.boxes, reading.annotated_jpeg,
-        reading.doubtful, reading.look,
+        reading.doubtful, reading.look, reading.offers,
     )
 
 

@@ -303,3 +303,25 @@ def test_typed_notation_in_a_turn_error_is_text():
     assert any(e.startswith(f"In the typed table at the start of the turn: cannot read tile '{LINK[:20]}…'")
                for e in texts(at.error))
     assert_inert(at)
+
+
+def test_a_tile_the_camera_left_out_of_the_end_photo_is_named_under_it(monkeypatch):
+    """The blue 5 is still on the table, but the camera left it out: the verdict says a tile was
+    taken off, and the photo says which dashed box may be that tile."""
+    from dataclasses import replace
+
+    from vision.reading import LeftOutTile
+
+    def read(image, kind="table", rules=None, profile=None, memory=None):
+        reading = fake_tables(image, kind, rules)
+        if int(np.asarray(image).mean()) < 100:
+            return reading
+        box = (130.0, 10.0, 150.0, 40.0)
+        return replace(reading, doubtful_boxes=(box,), left_out=(LeftOutTile(parse_tile("b5"), box, 0.8, 0.4, beside=3),))
+
+    at = check_turn_from_photos(monkeypatch, read)
+    assert "Taken off the table: blue 5." in " ".join(error_lines(at))
+    note = ("Numbered dashed boxes on the photo, left out as probably not tiles, may be tiles: 1. blue 5. "
+            "If one is a tile, type the table with it.")
+    assert texts(at.caption).count(note) == 1  # under the end photo only
+    assert at.session_state[TURN_START].offers == ()

@@ -12,7 +12,7 @@ import streamlit as st
 from app import components as ui
 from app import session
 from app.photo_reading import InputSource, PhotoError, PhotoFailure, choose_input
-from app.photos import photo_notes, read_ahead, read_upload
+from app.photos import left_out_note, photo_notes, read_ahead, read_upload
 from app.rules_text import rules_summary
 from app.turn_reading import TURN_START, TableReading, from_photo, from_text, highlight, melds_html, spot_boxes
 from solver.explain import notation_error_text
@@ -107,8 +107,9 @@ with st.expander(tr("Recorded start of the turn ({count} tiles)", lang, count=st
     ui.show_html(melds_html(start.melds, lang))
     if start.photo_jpeg is not None:
         st.image(start.photo_jpeg, width="stretch")
-        for note in photo_notes(start.doubtful, start.look, lang):
-            st.caption(note)
+        for note in (*photo_notes(start.doubtful, start.look, lang), left_out_note(start.offers, lang)):
+            if note:
+                st.caption(note)
 
 # --- 2. the end of the turn --------------------------------------------------------------------
 
@@ -174,8 +175,9 @@ for side, reading, caption in (
     ui.show_html(melds_html(reading.melds, lang, marked))
     if reading.photo_jpeg is not None:
         st.image(highlight(reading.photo_jpeg, spot_boxes(reading, spots, side)), width="stretch")
-        for note in photo_notes(reading.doubtful, reading.look, lang):
-            st.caption(note)
+        for note in (*photo_notes(reading.doubtful, reading.look, lang), left_out_note(reading.offers, lang)):
+            if note:
+                st.caption(note)
 
 if check.legal and st.button(tr("Next turn: this table is the new start", lang), key="turn_next"):
     session.put(TURN_START, end)
