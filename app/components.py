@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TypeVar
 
 import streamlit as st
 
@@ -23,6 +23,8 @@ from . import session
 from .editing import (
     NEW_MELD, RACK_ROW, Chip, EditError, Offer, Place, TableAndRack, add_offered, add_tiles, change_tile, move_tile, remove_tile,
 )
+
+T = TypeVar("T")
 
 PHOTO_TYPES = ["jpg", "jpeg", "png", "heic", "heif", "webp"]
 #: The picture the camera widget is asked for. Without it, ``st.camera_input`` hands over the
@@ -246,6 +248,16 @@ def destination_label(table_rack: TableAndRack, destination: int, lang: str) -> 
     return tr("meld {n}", lang, n=destination + 1)
 
 
+def in_rows(items: Sequence[T], per_row: int = 3) -> list[tuple[T, object]]:
+    """Each item with a column to draw it in, ``per_row`` to a row: a phone stacks each row's
+    columns, so the items keep their order there too (columns filled across one row would not)."""
+    placed: list[tuple[T, object]] = []
+    for start in range(0, len(items), per_row):
+        row = items[start : start + per_row]
+        placed += list(zip(row, st.columns(per_row)))
+    return placed
+
+
 def offer_label(offer: Offer, lang: str, photos: int = 1) -> str:
     """A button's words for adding a tile the camera left out: its number on the photo (and which
     photo, when both were read) and the reader's tile for it."""
@@ -342,13 +354,11 @@ def fix_editor(key: str, table_rack: TableAndRack, on_change: Callable[[TableAnd
             "If one is a tile, add it; it goes where it lies, marked for you to check.", lang,
         ))
         photos = len({o.kind for o in offers})
-        columns = st.columns(min(len(offers), 3))
-        for i, offer in enumerate(offers):
-            with columns[i % len(columns)]:
-                st.button(
-                    offer_label(offer, lang, photos), key=f"{key}_offer_{offer.kind}_{offer.number}", width="stretch",
-                    on_click=apply, args=(lambda o=offer: add_offered(table_rack, o),),
-                )
+        for offer, column in in_rows(offers):
+            column.button(
+                offer_label(offer, lang, photos), key=f"{key}_offer_{offer.kind}_{offer.number}", width="stretch",
+                on_click=apply, args=(lambda o=offer: add_offered(table_rack, o),),
+            )
     c5, c6, c7 = st.columns([2, 2, 1], vertical_alignment="bottom")
     with c5:
         st.text_input(tr("Add missed tiles", lang), key=f"{key}_add_tiles", placeholder="r7 j")

@@ -799,3 +799,20 @@ def test_a_tile_the_camera_left_out_is_added_with_one_tap_where_it_lay(monkeypat
     assert [b.label for b in at.button if "_offer_" in str(b.key)] == ["Add 1: red 7?", "Add 2: joker?"]
     solve(at)
     assert not at.exception, at.exception
+
+
+def test_the_offered_tiles_keep_their_numbers_order_where_a_phone_stacks_the_columns(monkeypatch):
+    """Five offers in rows of three: stacked on a phone they read 1, 2, 3, 4, 5, as numbered on the photo."""
+    from dataclasses import replace
+
+    from vision.reading import LeftOutTile
+
+    def five_left_out(image, kind="table", rules=None, profile=None, memory=None):
+        reading = read_with_left_out_tiles(image, kind, rules)
+        if kind == "rack":
+            return reading
+        offers = tuple(LeftOutTile(parse_tile(f"o{n}"), (500.0 + 50 * n, 300.0, 545.0 + 50 * n, 360.0), 0.5, 0.5) for n in range(1, 6))
+        return replace(reading, left_out=offers)
+
+    at = read_table_photo(monkeypatch, five_left_out)
+    assert [b.label for b in at.button if "_offer_" in str(b.key)] == [f"Add {n}: orange {n}?" for n in range(1, 6)]

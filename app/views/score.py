@@ -220,9 +220,8 @@ for i, player in enumerate(game.players):
                     "Numbered dashed boxes on the photo: the camera left them out as probably not tiles. "
                     "If one is a tile, add it to the typed line.", lang,
                 ))
-                columns = st.columns(min(len(offers), 3))
-                for k, offer in enumerate(offers):
-                    columns[k % len(columns)].button(
+                for offer, column in ui.in_rows(offers):
+                    column.button(
                         ui.offer_label(offer, lang), key=f"{form}_offer_{i}_{offer.number}", width="stretch",
                         on_click=add_to_line, args=(f"{form}_rack_{i}", offer, added_key),
                     )
