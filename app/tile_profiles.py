@@ -235,12 +235,21 @@ def additions(
     )
 
 
+def offers_removed(old: TableAndRack, new: TableAndRack, offers: Sequence[Offer]) -> tuple[Offer, ...]:
+    """The ``offers`` whose tile the player added and then removed between ``old`` and ``new``."""
+    kept = {c.offered for c in _chips(new)}
+    return tuple(o for o in offers if o.key in {c.offered for c in _chips(old)} and o.key not in kept)
+
+
 def remember_in_session(
     samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]],
-    removed: Sequence[tuple[str, int]] = (), added: Sequence[tuple[Offer, Tile]] = (),
+    removed: Sequence[tuple[str, int]] = (), added: Sequence[tuple[Offer, Tile]] = (), taken_back: Sequence[Offer] = (),
 ) -> None:
-    """Remember the photo tiles just ``changed``, ``removed`` or ``added`` for the rest of the session (see :func:`remember`)."""
-    st.session_state[MEMORY] = remember(st.session_state.get(MEMORY) or SessionMemory(), samples, changed, removed, added)
+    """Remember the photo tiles just ``changed``, ``removed`` or ``added`` (or added and ``taken_back``)
+    for the rest of the session (see :func:`remember`)."""
+    st.session_state[MEMORY] = remember(
+        st.session_state.get(MEMORY) or SessionMemory(), samples, changed, removed, added, taken_back,
+    )
 
 
 def forget_session() -> None:
@@ -250,10 +259,11 @@ def forget_session() -> None:
 
 def remember(
     memory: SessionMemory, samples: Mapping[str, Sequence[TileSample]], changed: Sequence[tuple[tuple[str, int], Tile]],
-    removed: Sequence[tuple[str, int]] = (), added: Sequence[tuple[Offer, Tile]] = (),
+    removed: Sequence[tuple[str, int]] = (), added: Sequence[tuple[Offer, Tile]] = (), taken_back: Sequence[Offer] = (),
 ) -> SessionMemory:
     """``memory`` with each changed photo tile added as the player set it, each removed one as no
-    tile, and each box the camera left out that the player ``added`` as the tile it holds now:
+    tile, each box the camera left out that the player ``added`` as the tile it holds now, and each
+    one added and ``taken_back`` (removed again) as no tile, no longer as a tile:
     ``samples`` are every tile of each photo (by kind, as :attr:`app.photos.PhotoReading.samples`),
     a change or removal names its tile by (kind, index) as a chip's ``sample`` does; one without a
     sample is skipped, and so is a removed box lying on a tile that stays (the detector's second box
@@ -266,9 +276,11 @@ def remember(
         ]
         boxes = [(offer.sample, tile) for offer, tile in added if offer.kind == kind and offer.sample is not None]
         on_photo += [(len(photo) + k, tile) for k, (_, tile) in enumerate(boxes)]
-        gone = apart.get(kind, [])
+        back = [offer.sample for offer in taken_back if offer.kind == kind and offer.sample is not None]
+        gone = apart.get(kind, []) + [len(photo) + len(boxes) + k for k in range(len(back))]
         if on_photo or gone:
-            memory = memory.remembering(np.stack([s.embedding for s in (*photo, *(b for b, _ in boxes))]), on_photo, gone)
+            every = (*photo, *(b for b, _ in boxes), *back)
+            memory = memory.remembering(np.stack([s.embedding for s in every]), on_photo, gone)
     return memory
 
 
@@ -278,6 +290,6 @@ def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) 
 
 
 __all__ = [
-    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "additions", "corrections", "follow_colour", "forget_session", "remember",
+    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "additions", "corrections", "offers_removed", "follow_colour", "forget_session", "remember",
     "removals", "remember_in_session", "remembered", "store", "taken_out", "teach", "teach_profile",
 ]

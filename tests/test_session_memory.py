@@ -278,3 +278,12 @@ def test_the_app_remembers_a_tile_added_from_a_box_left_out_centred_on_its_photo
     assert memory.labels.tolist() == [TILES[0].index] and np.allclose(memory.exemplars, alone.exemplars)
     no_sample = Offer("table", 2, TILES[4], ())
     assert len(remember(SessionMemory(), samples, [], [], [(no_sample, TILES[4])])) == 0
+    # added, then removed again: no longer a tile to keep, but a box to flag
+    from app.editing import remove_tile
+    from app.tile_profiles import offers_removed
+
+    removed = remove_tile(fixed, (0, 0))
+    assert offers_removed(fixed, removed, [offer]) == (offer,) and offers_removed(added, fixed, [offer]) == ()
+    back = remember(memory, samples, [], [], [], offers_removed(fixed, removed, [offer]))
+    assert (back.changed_count, back.removed_count) == (0, 1)
+    assert np.allclose(back.not_tiles, alone.exemplars)

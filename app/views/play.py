@@ -287,8 +287,9 @@ def set_table_rack(new: TableAndRack) -> None:
     changed = tile_profiles.corrections(table_rack, new)
     removed = tile_profiles.removals(table_rack, new)
     added = tile_profiles.additions(table_rack, new, reading.offers)
-    if changed or removed or added:
-        remember(changed, removed, added)
+    taken_back = tile_profiles.offers_removed(table_rack, new, reading.offers)
+    if changed or removed or added or taken_back:
+        remember(changed, removed, added, taken_back)
     set_added = tile_profiles.additions(table_rack, new, reading.offers, set_only=True)  # not the camera's guess
     if (changed or removed or set_added) and session.get(tile_profiles.TEACH) and tile_profiles.active_name():
         teach(changed, removed, set_added)
@@ -315,12 +316,13 @@ def follow(new: TableAndRack) -> TableAndRack:
     return followed_to
 
 
-def remember(changed, removed, added=()) -> None:
+def remember(changed, removed, added=(), taken_back=()) -> None:
     """Remember the photo tiles the player just changed, removed or added (from a box the camera left
-    out) for the session: later photos read a tile that looks the same as the player set it (and keep
-    it where the gate drops it), and flag a box like a removed one (:mod:`vision.session_memory`)."""
+    out; or added and took back) for the session: later photos read a tile that looks the same as the
+    player set it (and keep it where the gate drops it), and flag a box like a removed one
+    (:mod:`vision.session_memory`)."""
     try:
-        tile_profiles.remember_in_session(session.get(SAMPLES, {}), changed, removed, added)
+        tile_profiles.remember_in_session(session.get(SAMPLES, {}), changed, removed, added, taken_back)
     except Exception:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
         log.warning("remembering the changed or removed tiles failed", exc_info=True)
 
