@@ -816,3 +816,14 @@ def test_the_offered_tiles_keep_their_numbers_order_where_a_phone_stacks_the_col
 
     at = read_table_photo(monkeypatch, five_left_out)
     assert [b.label for b in at.button if "_offer_" in str(b.key)] == [f"Add {n}: orange {n}?" for n in range(1, 6)]
+
+
+def test_an_offers_button_names_its_photo_only_when_both_photos_offer_tiles():
+    from app.components import offer_label
+    from app.editing import Offer
+
+    on_rack = Offer("rack", 2, parse_tile("o5"))
+    assert offer_label(on_rack, "en") == "Add 2: orange 5?"
+    assert offer_label(on_rack, "en", photos=2) == "Add rack 2: orange 5?"
+    assert offer_label(Offer("table", 1, parse_tile("j")), "en", photos=2) == "Add table 1: joker?"
+    assert offer_label(on_rack, "uk", photos=2) != offer_label(on_rack, "en", photos=2)  # translated
