@@ -384,7 +384,7 @@ def test_every_tile_changed_on_play_is_remembered_for_the_session_and_read_with_
     _read_table_photo(at)
     assert memories == [None] and not [b for b in at.button if b.key == "play_forget_changes"]
     _change_first_tile_to_joker(at)
-    assert "Tiles you changed this session: 1. In later photos a tile that looks the same is read as you set it." in [
+    assert "Tiles you changed or added this session: 1. In later photos a tile that looks the same is read as you set it." in [
         c.value for c in at.caption
     ]
     _read_table_photo(at, grey=91)  # the next turn's photo (the stand-in reads the same tiles: the first is heard)
@@ -410,7 +410,7 @@ def test_a_box_removed_on_play_is_remembered_and_a_box_like_it_is_marked_in_late
     assert not at.exception, at.exception
     captions = [c.value for c in at.caption]
     assert "Tiles you removed this session: 1. In later photos anything that looks the same is marked for you to check." in captions
-    assert not any(c.startswith("Tiles you changed this session") for c in captions)
+    assert not any(c.startswith("Tiles you changed or added this session") for c in captions)
     _read_table_photo(at, grey=91)
     memory = memories[-1]
     assert memory is not None and (memory.changed_count, memory.removed_count) == (0, 1)
@@ -449,7 +449,7 @@ def test_a_change_that_cannot_be_remembered_still_applies(monkeypatch):
     at = start_app()
     _read_table_photo(at)
     _change_first_tile_to_joker(at)
-    assert "Tiles you changed this session" not in " ".join(c.value for c in at.caption)
+    assert "Tiles you changed or added this session" not in " ".join(c.value for c in at.caption)
     assert 'class="rk-tile rk-joker rk-edited"' in all_markdown(at)  # the fix applied
 
 

@@ -355,7 +355,7 @@ with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok o
     if memory is not None:
         if memory.changed_count:
             st.caption(tr(
-                "Tiles you changed this session: {count}. In later photos a tile that looks the same is read as you set it.",
+                "Tiles you changed or added this session: {count}. In later photos a tile that looks the same is read as you set it.",
                 lang, count=memory.changed_count,
             ))
         if memory.removed_count:
