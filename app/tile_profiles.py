@@ -237,8 +237,8 @@ def additions(
 
 def offers_removed(old: TableAndRack, new: TableAndRack, offers: Sequence[Offer]) -> tuple[Offer, ...]:
     """The ``offers`` whose tile the player added and then removed between ``old`` and ``new``."""
-    kept = {c.offered for c in _chips(new)}
-    return tuple(o for o in offers if o.key in {c.offered for c in _chips(old)} and o.key not in kept)
+    before, kept = {c.offered for c in _chips(old)}, {c.offered for c in _chips(new)}
+    return tuple(o for o in offers if o.key in before and o.key not in kept)
 
 
 def remember_in_session(

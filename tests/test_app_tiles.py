@@ -229,9 +229,10 @@ def test_the_boxes_a_profile_holds_as_no_tile_are_listed_and_can_be_forgotten(pr
 
 
 def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memories: list | None = None,
-                rack: tuple[str, ...] = ("r7",)):
-    """vision.read (reading ``table`` on a table photo), vision.annotate and the model check
-    replaced; returns the profiles each read got (and puts the session memories in ``memories``)."""
+                rack: tuple[str, ...] = ("r7",), left_out: tuple = ()):
+    """vision.read (reading ``table`` on a table photo, with the boxes ``left_out`` offered),
+    vision.annotate and the model check replaced; returns the profiles each read got (and puts the
+    session memories in ``memories``)."""
     import vision
 
     import app.photos
@@ -252,12 +253,25 @@ def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memori
             for n, h, r in zip(names, heard, removed)
         )
         samples = tuple(_sample(t.tile, i) for i, t in enumerate(tiles))
-        return Reading(tiles, (tuple(range(len(tiles))),), kind=ReadingKind(kind), samples=samples)
+        return Reading(tiles, (tuple(range(len(tiles))),), kind=ReadingKind(kind), samples=samples,
+                       left_out=left_out if kind == "table" else ())
 
     monkeypatch.setattr(vision, "read", read, raising=False)
     monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.zeros((20, 30, 3), np.uint8), raising=False)
     monkeypatch.setattr(app.photos, "_load_models", lambda: True)
     return profiles
+
+
+def _on_play_with_profile(private_data) -> tuple[ProfileStore, object]:
+    """The profile "Ours" (one red 1) saved and chosen on My tiles, then the Play page after a table
+    photo was read."""
+    store = _store(private_data)
+    store.save("Ours", [_sample(parse_tile("r1"))], READER)
+    at = start_app("tiles")
+    at.selectbox(key="tiles_active_profile").set_value("Ours").run()
+    at.switch_page("views/play.py").run()
+    _read_table_photo(at)
+    return store, at
 
 
 def _read_table_photo(at, grey: int = 90):
@@ -343,12 +357,7 @@ def test_a_tile_changed_on_play_teaches_the_active_profile_only_when_switched_on
 
 def test_a_box_removed_on_play_teaches_the_active_profile_that_it_is_no_tile_only_when_switched_on(monkeypatch, private_data):
     profiles = _reader_spy(monkeypatch, table=("o4", "o5", "o6", "o7", "o8"))
-    store = _store(private_data)
-    store.save("Ours", [_sample(parse_tile("r1"))], READER)
-    at = start_app("tiles")
-    at.selectbox(key="tiles_active_profile").set_value("Ours").run()
-    at.switch_page("views/play.py").run()
-    _read_table_photo(at)
+    store, at = _on_play_with_profile(private_data)
 
     def remove_last():
         at.selectbox(key=edit(at, "place")).set_value((0, 4)).run()
@@ -553,32 +562,14 @@ def test_a_tile_whose_colour_the_inks_read_says_so_until_the_player_sets_it():
 def test_a_tile_added_from_a_box_left_out_is_remembered_and_teaches_the_active_profile_when_switched_on(monkeypatch, private_data):
     """The player adds the box the camera left out (set right from the camera's guess): the session
     remembers it, so the next photo keeps it, and with teaching on the profile learns it."""
-    import vision
-
-    import app.photos
     from app.tile_profiles import MEMORY
     from vision.reading import LeftOutTile
 
     names = ("o4", "o5", "o6", "o7", "o8")
     left_out_sample = _sample(parse_tile("o1"), 9)
-
-    def read(image, kind="table", rules=None, **options):
-        if kind == "rack":
-            return Reading((read_tile(parse_tile("r7")),), ((0,),), kind=ReadingKind.RACK)
-        tiles = tuple(read_tile(parse_tile(n), box=(50.0 * i, 0.0, 50.0 * i + 45.0, 60.0)) for i, n in enumerate(names))
-        offer = LeftOutTile(parse_tile("o1"), (250.0, 0.0, 295.0, 60.0), 0.7, 0.5, beside=4, sample=left_out_sample)
-        return Reading(tiles, (tuple(range(len(tiles))),), kind=ReadingKind.TABLE,
-                       samples=tuple(_sample(t.tile, i) for i, t in enumerate(tiles)), left_out=(offer,))
-
-    monkeypatch.setattr(vision, "read", read, raising=False)
-    monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.zeros((20, 30, 3), np.uint8), raising=False)
-    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
-    store = _store(private_data)
-    store.save("Ours", [_sample(parse_tile("r1"))], READER)
-    at = start_app("tiles")
-    at.selectbox(key="tiles_active_profile").set_value("Ours").run()
-    at.switch_page("views/play.py").run()
-    _read_table_photo(at)
+    offer = LeftOutTile(parse_tile("o1"), (50.0, 0.0, 59.0, 9.0), 0.7, 0.5, beside=4, sample=left_out_sample)
+    _reader_spy(monkeypatch, table=names, left_out=(offer,))
+    store, at = _on_play_with_profile(private_data)
     at.toggle(key="play_teach_profile").set_value(True).run()
     at.button(key=edit(at, "offer_table_1")).click().run()  # added as the camera guessed: an orange 1
     assert not at.exception, at.exception
