@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
+from enum import Enum
 from typing import Callable, Sequence, TypeVar
 
 import streamlit as st
@@ -19,7 +20,7 @@ from solver.explain import joker_label, notation_error_text
 from solver.i18n import tile_label, tr
 from solver.tiles import ALL_NUMBERED, JOKER, NotationError, Tile, parse_tiles
 
-from . import session
+from . import session, tile_profiles
 from .editing import (
     NEW_MELD, RACK_ROW, Chip, EditError, Offer, Place, TableAndRack, add_offered, add_tiles, change_tile, move_tile, remove_tile,
 )
@@ -269,8 +270,43 @@ def offer_label(offer: Offer, lang: str, photos: int = 1) -> str:
     return tr("Add rack {number}: {tile}?", lang, number=offer.number, tile=tile)
 
 
+def fix_memory(key: str, lang: str) -> None:
+    """Above a page's fix editor: the switch that lets fixes teach the chosen tile profile, what the
+    session remembers of the player's fixes (with a button to forget it), and, once, what the last
+    fix taught the profile (:func:`app.tile_profiles.learn_from_fix`). ``key`` prefixes the page's buttons."""
+    if tile_profiles.active_name():
+        st.toggle(
+            plain(tr("Teach the tile profile {name!r} each tile I change or remove", lang, name=tile_profiles.active_name())),
+            key=tile_profiles.TEACH,
+        )
+    memory = tile_profiles.remembered()
+    if memory is not None:
+        if memory.changed_count:
+            st.caption(tr(
+                "Tiles you changed or added this session: {count}. In later photos a tile that looks the same is read as you set it.",
+                lang, count=memory.changed_count,
+            ))
+        if memory.removed_count:
+            st.caption(tr(
+                "Tiles you removed this session: {count}. In later photos anything that looks the same is marked for you to check.",
+                lang, count=memory.removed_count,
+            ))
+        st.button(tr("Forget the tiles I changed or removed", lang), key=f"{key}_forget_changes", on_click=tile_profiles.forget_session)
+    taught: tile_profiles.Taught | None = st.session_state.pop(tile_profiles.TAUGHT, None)
+    if taught is not None:
+        (st.success if taught.ok else st.warning)(plain(taught.text))
+
+
+class EditorRows(Enum):
+    """What a fix editor edits: a turn's table and rack (the Play page), a table, or a rack."""
+
+    TABLE_AND_RACK = "table and rack"
+    TABLE = "table"
+    RACK = "rack"
+
+
 def fix_editor(key: str, table_rack: TableAndRack, on_change: Callable[[TableAndRack], None], lang: str,
-                  table: bool = True, open_on: Place | None = None, offers: Sequence[Offer] = ()) -> None:
+               rows: EditorRows = EditorRows.TABLE_AND_RACK, open_on: Place | None = None, offers: Sequence[Offer] = ()) -> None:
     """Fix a reading in a few taps: pick a tile, then change, move or remove it; or add one, typed
     or, with one tap, one of the ``offers`` (boxes the camera left out that may be tiles).
 
@@ -280,8 +316,9 @@ def fix_editor(key: str, table_rack: TableAndRack, on_change: Callable[[TableAnd
     ``key`` names this table and rack: a caller gives each reading, and each fix of it, its own key,
     so that no selector ever offers a tile of an earlier reading.
     """
-    places = list(table_rack.places()) if table else [(RACK_ROW, i) for i in range(len(table_rack.rack))]
-    destinations = [*range(len(table_rack.melds)), NEW_MELD, RACK_ROW] if table else [RACK_ROW]
+    table, rack = rows is not EditorRows.RACK, rows is not EditorRows.TABLE
+    places = [p for p in table_rack.places() if (p[0] == RACK_ROW and rack) or (p[0] != RACK_ROW and table)]
+    destinations = ([*range(len(table_rack.melds)), NEW_MELD] if table else []) + ([RACK_ROW] if rack else [])
     error_key = f"{key}_error"
     place_key = f"{key}_place"
 

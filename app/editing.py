@@ -10,7 +10,7 @@ wires buttons to these functions. No game rules live here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Sequence
+from typing import Iterable, Protocol, Sequence
 
 from solver.tiles import Tile
 from vision.profiles import TileSample
@@ -241,7 +241,18 @@ class Reading:
         return self.fixed_to(self.original)
 
 
-def keeps_fixes(current: Reading | None, source: object) -> bool:
+class Fixable(Protocol):
+    """A reading the player fixes: what it was read from, and whether it was fixed since
+    (:class:`Reading`; the Check-a-turn page's :class:`app.turn_reading.TableReading`)."""
+
+    @property
+    def source(self) -> object: ...
+
+    @property
+    def fixed(self) -> bool: ...
+
+
+def keeps_fixes(current: Fixable | None, source: object) -> bool:
     """Whether reading ``source`` must keep ``current`` as it is: the same inputs, already
     read and fixed (reading them again would only bring back what the player fixed)."""
     return current is not None and current.source == source and current.fixed

@@ -217,9 +217,8 @@ def read_with_profile(
 def _photo_reading(reading: Reading, plain: np.ndarray, plain_jpeg: bytes, scale: float, notes: tuple[str, ...]) -> PhotoReading:
     """``reading`` as chips, drawn on ``plain`` (the photo scaled by ``scale``; kept as ``plain_jpeg``)."""
     tiles = reading.tiles
-    kept = len(reading.samples) == len(tiles)
     positions = _row_positions(reading)
-    rows = tuple(tuple(_chip(tiles[i], (reading.kind.value, i) if kept else None) for i in row) for row in positions)
+    rows = tuple(tuple(_chip(tiles[i], (reading.kind.value, i)) for i in row) for row in positions)
     boxes = tuple(tuple(_scaled(tiles[i].box, scale) for i in row) for row in positions)
     return PhotoReading(
         rows, _jpeg(annotate_preview(plain, reading, scale)), notes, sum(len(r) for r in rows), boxes, reading.samples,
@@ -288,18 +287,6 @@ def photo_notes(doubtful: int, look: PhotoLook, lang: str) -> tuple[str, ...]:
     (:meth:`vision.reading.PhotoLook.advice`), boxes left out."""
     note = doubtful_note(doubtful, lang)
     return look.advice(lang) + ((note,) if note else ())
-
-
-def left_out_note(offers: Sequence[Offer], lang: str) -> str | None:
-    """The tiles the camera left out that may be tiles, by their numbers on the photo, for a page
-    that offers no button to add them (None when there are none)."""
-    if not offers:
-        return None
-    return tr(
-        "Numbered dashed boxes on the photo, left out as probably not tiles, may be tiles: {tiles}. "
-        "If one is a tile, type the table with it.",
-        lang, tiles=", ".join(f"{o.number}. {tile_label(o.tile, lang)}" for o in offers),
-    )
 
 
 def doubtful_note(count: int, lang: str) -> str | None:

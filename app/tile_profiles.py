@@ -20,12 +20,15 @@ look at least as much like the new colour (:func:`follow_colour`, pure; :mod:`vi
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import streamlit as st
 
+from solver.i18n import error_text, tr
 from solver.rules import STANDARD, RuleSet
 from solver.tiles import Tile
 from vision.colour_follow import colour_followers, is_colour_change
@@ -38,10 +41,23 @@ from .profile_store import CORRECTION, REMOVAL, ProfileError, ProfileStore, Stor
 
 #: Session key (and widget key on the My tiles page) of the chosen profile's name; "" for none.
 ACTIVE = "tiles_active_profile"
-#: Session key of the Play page's switch: a tile fixed with *Change* teaches the active profile.
+#: Session key of the switch (above the Play and Check-a-turn pages' fix editors): a tile fixed teaches the active profile.
 TEACH = "play_teach_profile"
 #: Session key of the tiles the player changed or removed this session (:func:`remembered`).
 MEMORY = "tiles_session_memory"
+#: Session key of the line saying what the last fix taught the profile (a :class:`Taught`), shown
+#: once above the page's fix editor (:func:`app.components.fix_memory`).
+TAUGHT = "tiles_taught"
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Taught:
+    """What teaching the active profile came to, for the page to show: ``ok`` False when it failed."""
+
+    ok: bool
+    text: str
 
 
 def store() -> ProfileStore:
@@ -85,6 +101,20 @@ def removals(old: TableAndRack, new: TableAndRack) -> tuple[tuple[str, int], ...
     """Photo tiles the player removed between ``old`` and ``new`` (*Remove*; a moved tile stays): their sample keys."""
     kept = {c.sample for c in _chips(new)}
     return tuple(c.sample for c in _chips(old) if c.sample is not None and c.sample not in kept)
+
+
+def kept_additions(chips: Sequence[Chip], offers: Sequence[Offer], typed: Sequence[Tile]) -> tuple[tuple[Offer, Tile], ...]:
+    """Of the ``offers`` the scorekeeper added to the typed line of a rack read from a photo (the
+    Score page: its *Add* buttons; ``chips`` as read), those the line ``typed`` still holds, each as
+    its tile: only as many of a tile as the line holds beyond the read copies (one changed in the
+    line since is not known for sure, so not counted)."""
+    beyond = Counter(typed) - Counter(c.tile for c in chips)
+    kept = []
+    for offer in offers:
+        if beyond[offer.tile] > 0:
+            beyond[offer.tile] -= 1
+            kept.append((offer, offer.tile))
+    return tuple(kept)
 
 
 def follow_colour(
@@ -284,12 +314,48 @@ def remember(
     return memory
 
 
+def learn_from_fix(
+    old: TableAndRack, new: TableAndRack, offers: Sequence[Offer], samples: Mapping[str, Sequence[TileSample]], lang: str,
+) -> Taught | None:
+    """What a page does with one fix of a photo's reading (``old`` → ``new``), besides showing it:
+    remember for the session the photo tiles the player changed, removed or added from a box the
+    camera left out (or added and took back), and, with the teaching switch on and a profile chosen,
+    teach the profile the tiles changed, the boxes removed and the added tiles the player set (not
+    as the camera guessed them). ``samples`` are the crops of the photos ``old`` was read from, by
+    kind. Never raises: the fix itself must apply whatever happens here; a failure is logged, and a
+    failed teaching is the line returned. The line returned is also kept under :data:`TAUGHT`."""
+    changed, removed = corrections(old, new), removals(old, new)
+    added, taken_back = additions(old, new, offers), offers_removed(old, new, offers)
+    if changed or removed or added or taken_back:
+        try:
+            remember_in_session(samples, changed, removed, added, taken_back)
+        except Exception:  # noqa: BLE001 - see the docstring; the log keeps the reason
+            log.warning("remembering the changed or removed tiles failed", exc_info=True)
+    set_added = additions(old, new, offers, set_only=True)
+    if not (changed or removed or set_added) or not st.session_state.get(TEACH) or not active_name():
+        return None
+    try:
+        stored = teach(samples, changed, removed, set_added)
+    except Exception as err:  # noqa: BLE001 - see the docstring
+        log.warning("teaching the tile profile failed: %s", err)
+        taught = Taught(False, tr("The tile profile could not learn this tile: {reason}", lang, reason=error_text(err, lang)))
+    else:
+        if stored is None:
+            return None
+        taught = Taught(True, tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name)) if changed or set_added else Taught(True, tr(
+            "The tile profile {name!r} learnt that this is no tile: in later photos anything that looks the same is "
+            "marked for you to check.", lang, name=stored.name,
+        ))
+    st.session_state[TAUGHT] = taught
+    return taught
+
+
 def _sample(samples: Mapping[str, Sequence[TileSample]], kind: str, index: int) -> TileSample | None:
     kept = samples.get(kind, ())
     return kept[index] if 0 <= index < len(kept) else None
 
 
 __all__ = [
-    "ACTIVE", "MEMORY", "TEACH", "active_name", "active_profile", "additions", "corrections", "offers_removed", "follow_colour", "forget_session", "remember",
+    "ACTIVE", "MEMORY", "TAUGHT", "TEACH", "Taught", "active_name", "active_profile", "additions", "corrections", "offers_removed", "follow_colour", "forget_session", "kept_additions", "learn_from_fix", "remember",
     "removals", "remember_in_session", "remembered", "store", "taken_out", "teach", "teach_profile",
 ]

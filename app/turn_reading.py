@@ -8,24 +8,27 @@ and shows it meld by meld, so the players can put the table back.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
 import streamlit as st
 
 from solver.i18n import tr
-from solver.tiles import Tile, parse_melds
+from solver.tiles import Tile, parse_melds, parse_tiles
 from solver.turn_check import Side, Spot
+from vision.profiles import TileSample
 from vision.reading import PhotoLook
 
-from .components import chip_html, inject_css, row_html, show_html
-from .editing import Offer
+from .components import inject_css, reading_chip_html, row_html, show_html
+from .editing import Chip, Offer, TableAndRack
 from .photos import Box, PhotoReading
 
 #: Session key of the table at the start of the turn (a :class:`TableReading`).
 TURN_START = "turn_start"
+#: Session key of the end of the turn as read and fixed (a :class:`TurnEnd`).
+TURN_END = "turn_end"
 #: The problem boxes' colour on the photo (BGR) and their margin around the tile.
 HIGHLIGHT_BGR = (43, 24, 208)
 MARGIN_PX = 6
@@ -33,40 +36,96 @@ MARGIN_PX = 6
 
 @dataclass(frozen=True)
 class TableReading:
-    """Melds in table order, each tile's box (``()`` when typed), the annotated photo if any, how
-    many boxes it shows dashed (left out as more likely not tiles), and how long and how blurred its
-    tiles are in the photo (:attr:`app.photos.PhotoReading.look`; nothing known when typed)."""
+    """A table's melds (or a rack) as the page holds it: as read or typed (``original``), and as the
+    player fixed it since (``table_rack``, one :class:`app.editing.Chip` per tile, so an unsure tile
+    stays marked); from a photo, the annotated photo, each photo tile's box on it (by its chip's
+    ``sample``), how many boxes it shows dashed, how long and how blurred its tiles are
+    (:attr:`app.photos.PhotoReading.look`), the boxes left out that may be tiles, and the tiles'
+    crops (what the session remembers of a fix). ``revision`` keys its fix editor's widgets."""
 
-    melds: tuple[tuple[Tile, ...], ...]
-    boxes: tuple[tuple[Box, ...], ...] = ()
+    original: TableAndRack
+    table_rack: TableAndRack
+    #: "table" or "rack": the photo kind its chips' ``sample`` keys name.
+    kind: str = "table"
     photo_jpeg: bytes | None = None
+    boxes: tuple[tuple[tuple[str, int], Box], ...] = ()
     doubtful: int = 0
     look: PhotoLook = PhotoLook()
     #: The boxes the photo's reading left out that may be tiles (:attr:`app.photos.PhotoReading.offers`).
     offers: tuple[Offer, ...] = ()
+    samples: tuple[TileSample, ...] = field(default=(), compare=False, repr=False)
+    revision: int = 0
+    #: What it was read from (the page's inputs): reading the same again keeps the player's fixes
+    #: (:func:`app.editing.keeps_fixes`).
+    source: object = None
+
+    @property
+    def melds(self) -> tuple[tuple[Tile, ...], ...]:
+        return self.table_rack.table_tiles
+
+    @property
+    def rack(self) -> tuple[Tile, ...]:
+        return self.table_rack.rack_tiles
 
     @property
     def tile_count(self) -> int:
-        return sum(len(m) for m in self.melds)
+        return len(self.table_rack.places())
+
+    @property
+    def fixed(self) -> bool:
+        return self.table_rack != self.original
+
+    @property
+    def samples_by_kind(self) -> Mapping[str, Sequence[TileSample]]:
+        """Its photo tiles' crops as :func:`app.tile_profiles.learn_from_fix` takes them."""
+        return {self.kind: self.samples} if self.samples else {}
+
+    def box(self, chip: Chip) -> Box | None:
+        """Where the photo tile ``chip`` is on the annotated photo (None when typed or added)."""
+        return dict(self.boxes).get(chip.sample) if chip.sample is not None else None
+
+    def fixed_to(self, table_rack: TableAndRack, revision: int) -> "TableReading":
+        return replace(self, table_rack=table_rack, revision=revision)
 
 
-def from_photo(reading: PhotoReading) -> TableReading:
+@dataclass(frozen=True)
+class TurnEnd:
+    """The end of the turn as read and fixed: the table, the player's rack at the start of the turn
+    (None when not given) and whether they had made the initial meld. The page works out the
+    verdict from these and the start each time it is drawn, so a fix to any of them shows at once."""
+
+    table: TableReading
+    rack: TableReading | None
+    opened: bool
+
+
+def from_photo(reading: PhotoReading, kind: str = "table", revision: int = 0, source: object = None) -> TableReading:
+    """A photo's reading: its rows are the melds of a table, or one rack (``kind`` "rack")."""
+    if kind == "rack":
+        read = TableAndRack(rack=tuple(c for row in reading.rows for c in row))
+    else:
+        read = TableAndRack(reading.rows)
+    boxes = tuple(
+        (chip.sample, box) for row, row_boxes in zip(reading.rows, reading.boxes) for chip, box in zip(row, row_boxes)
+        if chip.sample is not None
+    )
     return TableReading(
-        tuple(tuple(chip.tile for chip in row) for row in reading.rows), reading.boxes, reading.annotated_jpeg,
-        reading.doubtful, reading.look, reading.offers,
+        read, read, kind, reading.annotated_jpeg, boxes, reading.doubtful, reading.look, reading.offers, reading.samples, revision,
+        source,
     )
 
 
-def from_text(text: str) -> TableReading:
-    """Typed melds separated by ``|`` or new lines; raises :class:`solver.tiles.NotationError`."""
-    return TableReading(parse_melds(text))
+def from_text(text: str, kind: str = "table", revision: int = 0, source: object = None) -> TableReading:
+    """Typed melds separated by ``|`` or new lines (a rack: typed tiles); raises
+    :class:`solver.tiles.NotationError`."""
+    typed = TableAndRack.typed(rack=parse_tiles(text)) if kind == "rack" else TableAndRack.typed(parse_melds(text))
+    return TableReading(typed, typed, kind, revision=revision, source=source)
 
 
 def spot_boxes(reading: TableReading, spots: Iterable[Spot], side: Side) -> tuple[Box, ...]:
-    """The photo boxes of the ``spots`` on ``side`` (none for a typed table)."""
-    if not reading.boxes:
-        return ()
-    return tuple(reading.boxes[s.meld][s.index] for s in spots if s.side is side)
+    """The photo boxes of the ``spots`` on ``side`` (none for a typed table or an added tile)."""
+    boxes = (reading.box(reading.table_rack.melds[s.meld][s.index]) for s in spots if s.side is side)
+    return tuple(b for b in boxes if b is not None)
 
 
 def highlight(photo: bytes, boxes: Sequence[Box]) -> bytes:
@@ -86,12 +145,12 @@ def highlight(photo: bytes, boxes: Sequence[Box]) -> bytes:
     return encoded.tobytes()
 
 
-def melds_html(melds: Sequence[Sequence[Tile]], lang: str, marked: Iterable[tuple[int, int]] = ()) -> str:
-    """The table meld by meld as tiles; ``marked`` (meld, index) pairs are drawn as problems."""
+def melds_html(melds: Sequence[Sequence[Chip]], lang: str, marked: Iterable[tuple[int, int]] = ()) -> str:
+    """The table meld by meld as tiles, unsure ones marked; ``marked`` (meld, index) pairs are drawn as problems."""
     marked = set(marked)
     rows = []
     for m, meld in enumerate(melds):
-        chips = [chip_html(t, lang) for t in meld]
+        chips = [reading_chip_html(c, lang) for c in meld]
         rows.append(row_html(tr("Meld {n}", lang, n=m + 1), chips, bad=any((m, i) in marked for i in range(len(meld)))))
     return "".join(rows)
 
@@ -105,4 +164,4 @@ def show_turn_start(lang: str) -> None:
         return
     st.markdown(f"**{tr('The table at the start of the turn', lang)}**")
     inject_css()
-    show_html(melds_html(start.melds, lang))
+    show_html(melds_html(start.table_rack.melds, lang))

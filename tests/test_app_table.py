@@ -14,11 +14,11 @@ from PIL import Image
 from app import network
 from app.clock import GameClock, MSO_2019
 from app.timer import TurnTimer
-from app.turn_reading import TURN_START, TableReading, highlight
+from app.turn_reading import TURN_END, TURN_START, TableReading, from_text, highlight
 from solver.tiles import parse_melds, parse_tile
 from tests.app_helpers import all_markdown, error_lines, start_app, texts
 from tests.test_app_play import read_tile
-from vision.reading import Reading
+from vision.reading import Reading, ReadingKind
 from tests.test_network import decode_qr
 
 pytestmark = pytest.mark.usefixtures("private_database")  # tests/conftest.py
@@ -176,7 +176,7 @@ def test_from_photos_the_problem_tiles_are_framed_on_the_photos(monkeypatch):
     at = check_turn_from_photos(monkeypatch)
     assert "Taken off the table: blue 5." in " ".join(error_lines(at))
     start: TableReading = at.session_state[TURN_START]
-    assert start.boxes[1][1] == (130.0, 10.0, 150.0, 40.0)  # the blue 5's box on the first photo
+    assert start.box(start.table_rack.melds[1][1]) == (130.0, 10.0, 150.0, 40.0)  # the blue 5's box on the first photo
     assert len(at.image) >= 2  # both photos, framed (the start one is also in the recorded expander)
 
 
@@ -238,7 +238,7 @@ def test_when_time_is_up_the_timer_shows_the_table_at_the_start_of_the_turn():
     at.session_state["timer"] = TurnTimer(("Ann", "Bob"), turn_seconds=60, started_at=0.0, elapsed_before_pause=60.0)
     at.run()
     assert any("“Check a turn” page" in c for c in texts(at.caption))  # nothing recorded yet
-    at.session_state[TURN_START] = TableReading(parse_melds(START))
+    at.session_state[TURN_START] = from_text(START)
     at.run()
     assert not at.exception, at.exception
     page = all_markdown(at)
@@ -305,9 +305,17 @@ def test_typed_notation_in_a_turn_error_is_text():
     assert_inert(at)
 
 
-def test_a_tile_the_camera_left_out_of_the_end_photo_is_named_under_it(monkeypatch):
-    """The blue 5 is still on the table, but the camera left it out: the verdict says a tile was
-    taken off, and the photo says which dashed box may be that tile."""
+def turn_key(at, side: str, name: str) -> str:
+    """The key of one of a reading's fix editor widgets (``side``: start, end or rack) as it is now."""
+    result = at.session_state[TURN_END] if side != "start" else None
+    reading = at.session_state[TURN_START] if side == "start" else result.table if side == "end" else result.rack
+    return f"turn_fix_{side}_{reading.revision}_{name}"
+
+
+def test_a_tile_the_camera_left_out_of_the_end_photo_is_offered_and_one_tap_makes_the_turn_legal(monkeypatch):
+    """The blue 5 is still on the table, but the camera left it out of the end photo: the verdict
+    says a tile was taken off, the end's fix editor offers the box, and adding it, where it lay,
+    makes the turn legal; the start, read whole, offers nothing."""
     from dataclasses import replace
 
     from vision.reading import LeftOutTile
@@ -321,7 +329,107 @@ def test_a_tile_the_camera_left_out_of_the_end_photo_is_named_under_it(monkeypat
 
     at = check_turn_from_photos(monkeypatch, read)
     assert "Taken off the table: blue 5." in " ".join(error_lines(at))
-    note = ("Numbered dashed boxes on the photo, left out as probably not tiles, may be tiles: 1. blue 5. "
-            "If one is a tile, type the table with it.")
-    assert texts(at.caption).count(note) == 1  # under the end photo only
     assert at.session_state[TURN_START].offers == ()
+    assert [b.label for b in at.button if "_offer_" in str(b.key)] == ["Add 1: blue 5?"]
+    at.button(key=turn_key(at, "end", "offer_table_1")).click().run()
+    assert not at.exception, at.exception
+    assert texts(at.success) == ["The turn is legal: no tile was played, so the player draws one."]
+    end = at.session_state[TURN_END].table
+    assert end.melds == parse_melds("r4 r5 r6 | k5 b5 o5")  # beside the black 5, as it lay
+    assert end.table_rack.melds[1][1].uncertain  # the camera's guess, for the player to check
+    assert not [b for b in at.button if "_offer_" in str(b.key)]  # offered once
+
+
+def unsure_tables(image, kind="table", rules=None, profile=None, memory=None):
+    """The start read surely; at the end the player laid r7 from the rack, and the camera read the
+    black 5 unsure, as a black 6 (a black 5 its next guess); the rack read with an unsure r1 for r7."""
+    def t(name, x, **flags):
+        return read_tile(parse_tile(name), (x, 10.0, x + 20.0, 40.0), **flags)
+
+    if kind == "rack":
+        return Reading((t("r1", 0, uncertain=True, alternatives=(parse_tile("r7"),)), t("k1", 30)), ((0, 1),), kind=ReadingKind.RACK)
+    if int(np.asarray(image).mean()) < 100:
+        tiles = (t("r4", 0), t("r5", 30), t("r6", 60), t("k5", 100), t("b5", 130), t("o5", 160))
+        return Reading(tiles, ((0, 1, 2), (3, 4, 5)))
+    tiles = (
+        t("r4", 0), t("r5", 30), t("r6", 60), t("r7", 90),
+        t("k6", 100, uncertain=True, alternatives=(parse_tile("k5"),)), t("b5", 130), t("o5", 160),
+    )
+    return Reading(tiles, ((0, 1, 2, 3), (4, 5, 6)))
+
+
+def test_an_unsure_tile_at_the_end_of_the_turn_is_marked_and_fixing_it_gives_the_right_verdict(monkeypatch):
+    """The camera's unsure black 6 would make the turn illegal (a black 5 taken off, a bad meld): the
+    page marks it, says the verdict rests on unsure tiles, and one *Change* to black 5 makes it legal."""
+    at = check_turn_from_photos(monkeypatch, unsure_tables)
+    assert "Taken off the table: black 5." in " ".join(error_lines(at))
+    assert 'class="rk-tile rk-black rk-uncertain" title="black 6 — unsure; maybe: black 5"' in all_markdown(at)
+    assert any(w.startswith("Some tiles were read unsure (marked)") for w in texts(at.warning))
+    assert at.selectbox(key=turn_key(at, "end", "place")).value == (1, 0)  # the editor opens on the unsure tile
+    assert at.selectbox(key=turn_key(at, "end", "new_tile_1_0")).value == parse_tile("k6")
+    at.selectbox(key=turn_key(at, "end", "new_tile_1_0")).set_value(parse_tile("k5"))
+    at.button(key=turn_key(at, "end", "change")).click().run()
+    assert not at.exception, at.exception
+    assert texts(at.success) == ["The turn is legal. Played: red 7."]
+    assert not any(w.startswith("Some tiles were read unsure") for w in texts(at.warning))
+    assert [d for d in at.selectbox(key=turn_key(at, "end", "move_to")).options] == ["meld 1", "meld 2", "a new meld"]  # no rack
+    at.button(key="turn_undo_end").click().run()
+    assert "Taken off the table: black 5." in " ".join(error_lines(at))  # back as read
+    at.button(key="turn_record").click().run()  # a new start: the end goes with it
+    assert not [b for b in at.button if b.key == "turn_undo_end"]
+
+
+def test_a_fix_to_the_start_of_the_turn_is_used_by_the_verdict(monkeypatch):
+    """The start read a black 5 where the end shows a black 6: set to a black 6 at the start too, no
+    tile was taken off, and the verdict turns on the start's meld, which is no longer valid."""
+    at = check_turn_from_photos(monkeypatch, unsure_tables)
+    at.selectbox(key=turn_key(at, "start", "place")).set_value((1, 0)).run()
+    at.selectbox(key=turn_key(at, "start", "new_tile_1_0")).set_value(parse_tile("k6"))
+    at.button(key=turn_key(at, "start", "change")).click().run()
+    assert not at.exception, at.exception
+    assert at.session_state[TURN_START].melds == parse_melds("r4 r5 r6 | k6 b5 o5")
+    lines = " ".join(error_lines(at))
+    assert "Meld 2 at the start of the turn is not valid" in lines and "Taken off the table" not in lines
+
+
+def test_the_rack_photo_is_shown_as_read_and_a_fix_there_changes_the_verdict(monkeypatch):
+    """The rack at the start of the turn, read from a photo with an unsure red 1 where the red 7 was:
+    the verdict says the red 7 did not come from the rack; the rack's own editor (tiles of the rack
+    only, nowhere to move them) sets it right."""
+    at = check_turn_from_photos(monkeypatch, unsure_tables)
+    at.selectbox(key=turn_key(at, "end", "new_tile_1_0")).set_value(parse_tile("k5"))
+    at.button(key=turn_key(at, "end", "change")).click().run()
+    at.file_uploader(key="turn_rack_photo_upload").set_value(("rack.png", photo(120), "image/png")).run()
+    at.button(key="turn_check").click().run()
+    assert not at.exception, at.exception
+    assert "Added to the table but not on the player's rack: red 7." in error_lines(at)
+    assert 'class="rk-tile rk-black rk-edited"' in all_markdown(at)  # the end's fix is kept: the same photo
+    assert "Rack as read" in all_markdown(at)
+    assert 'title="red 1 — unsure; maybe: red 7"' in all_markdown(at)
+    assert not [w for w in at.selectbox if str(w.key).endswith("move_to") and "_rack_" in str(w.key)]
+    at.selectbox(key=turn_key(at, "rack", "new_tile_-1_0")).set_value(parse_tile("r7"))
+    at.button(key=turn_key(at, "rack", "change")).click().run()
+    assert not at.exception, at.exception
+    assert at.session_state[TURN_END].rack.rack == (parse_tile("r7"), parse_tile("k1"))
+    assert texts(at.success) == ["The turn is legal. Played: red 7."]
+
+
+def test_a_fix_on_the_turn_page_is_remembered_for_the_session(monkeypatch):
+    """As on the Play page, a tile changed on a photo of the turn goes into the session's memory, so
+    later photos read a tile that looks the same as the player set it."""
+    from dataclasses import replace
+
+    from app import tile_profiles
+    from tests.test_app_tiles import _sample
+
+    def read(image, kind="table", rules=None, profile=None, memory=None):
+        reading = unsure_tables(image, kind, rules)
+        return replace(reading, samples=tuple(_sample(t.tile, i) for i, t in enumerate(reading.tiles)))
+
+    at = check_turn_from_photos(monkeypatch, read)
+    at.selectbox(key=turn_key(at, "end", "new_tile_1_0")).set_value(parse_tile("k5"))
+    at.button(key=turn_key(at, "end", "change")).click().run()
+    memory = at.session_state[tile_profiles.MEMORY]
+    assert (memory.changed_count, memory.removed_count) == (1, 0)
+    assert memory.labels.tolist() == [parse_tile("k5").index]
+    assert "Tiles you changed or added this session: 1. In later photos a tile that looks the same is read as you set it." in texts(at.caption)

@@ -229,8 +229,9 @@ def test_the_boxes_a_profile_holds_as_no_tile_are_listed_and_can_be_forgotten(pr
 
 
 def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memories: list | None = None,
-                rack: tuple[str, ...] = ("r7",), left_out: tuple = ()):
-    """vision.read (reading ``table`` on a table photo, with the boxes ``left_out`` offered),
+                rack: tuple[str, ...] = ("r7",), left_out: tuple = (), rack_left_out: tuple = ()):
+    """vision.read (reading ``table`` on a table photo, with the boxes ``left_out`` offered; ``rack``
+    on a rack photo, with ``rack_left_out``),
     vision.annotate and the model check replaced; returns the profiles each read got (and puts the
     session memories in ``memories``)."""
     import vision
@@ -254,7 +255,7 @@ def _reader_spy(monkeypatch, table: tuple[str, ...] = ("o4", "o5", "o6"), memori
         )
         samples = tuple(_sample(t.tile, i) for i, t in enumerate(tiles))
         return Reading(tiles, (tuple(range(len(tiles))),), kind=ReadingKind(kind), samples=samples,
-                       left_out=left_out if kind == "table" else ())
+                       left_out=left_out if kind == "table" else rack_left_out)
 
     monkeypatch.setattr(vision, "read", read, raising=False)
     monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.zeros((20, 30, 3), np.uint8), raising=False)
@@ -491,6 +492,51 @@ def test_a_tile_taken_out_of_a_read_racks_line_on_score_is_remembered_and_marked
     assert scored is not memory and scored.removed_count == 1  # Cara's is the very box Bob's was (the stand-in reads both alike)
     by_suffix(at.button, "_score").click().run()
     assert at.session_state[MEMORY] is scored  # each tile taken out is remembered once, not at every press
+
+
+def test_a_tile_added_to_a_read_racks_line_on_score_is_remembered_once_while_the_line_holds_it(monkeypatch):
+    """The scorekeeper adds the tile the camera left out of Bob's rack with its button: scoring the
+    round remembers it for the session (later photos keep a near copy), once; an added tile taken
+    back out of the line before scoring is not remembered."""
+    from app.tile_profiles import MEMORY
+    from tests.test_app_score import by_suffix, new_game
+    from vision.reading import LeftOutTile
+
+    left_out = LeftOutTile(parse_tile("o11"), (60.0, 0.0, 69.0, 9.0), 0.8, 0.5, beside=2, sample=_sample(parse_tile("o11"), 9))
+    _reader_spy(monkeypatch, rack=("r7", "r8", "r9", "k1", "k2"), rack_left_out=(left_out,))  # enough tiles to centre on
+    at = new_game(start_app("score"), "Ann", "Bob")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("bob.png", _png(90), "image/png")).run()
+    by_suffix(at.button, "_read_1").click().run()
+    next(b for b in at.button if "_offer_1_" in str(b.key)).click().run()
+    assert by_suffix(at.text_input, "_rack_1").value == "r7 r8 r9 k1 k2 o11"
+    by_suffix(at.text_input, "_rack_1").set_value("r7 r8 r9 k1 k2").run()  # taken back: not a tile after all
+    by_suffix(at.button, "_score").click().run()
+    assert not at.exception, at.exception
+    assert MEMORY not in at.session_state  # nothing to remember: the line holds the read tiles, and no more
+    at = new_game(start_app("score"), "Ann", "Bob")
+    by_suffix(at.radio, "_end").set_value("Ann").run()
+    by_suffix(at.file_uploader, "_photo_1_upload").set_value(("bob.png", _png(90), "image/png")).run()
+    by_suffix(at.button, "_read_1").click().run()
+    next(b for b in at.button if "_offer_1_" in str(b.key)).click().run()
+    by_suffix(at.button, "_score").click().run()
+    assert not at.exception, at.exception
+    memory = at.session_state[MEMORY]
+    assert (memory.changed_count, memory.removed_count) == (1, 0) and memory.labels.tolist() == [parse_tile("o11").index]
+    by_suffix(at.button, "_score").click().run()
+    assert at.session_state[MEMORY] is memory  # once, not at every press
+
+
+def test_kept_additions_counts_only_the_added_copies_the_line_still_holds():
+    from app.editing import Chip, Offer
+    from app.tile_profiles import kept_additions
+
+    chips = [Chip(parse_tile(n), sample=("rack", i)) for i, n in enumerate(("r7", "o11"))]
+    offers = [Offer("rack", 1, parse_tile("o11")), Offer("rack", 2, parse_tile("b2"))]
+    line = [parse_tile(n) for n in ("r7", "o11", "o11", "b3")]
+    assert kept_additions(chips, offers, line) == ((offers[0], parse_tile("o11")),)  # b2 changed to b3: not known
+    assert kept_additions(chips, offers, line[:2]) == ()  # the read copy alone
+    assert kept_additions(chips, offers, [*line, parse_tile("b2")]) == tuple((o, o.tile) for o in offers)
 
 
 def test_teaching_skips_a_removed_box_like_a_kept_tile_a_second_box_and_a_photo_too_small(private_data):

@@ -40,7 +40,6 @@ ANSWER = "play_answer"
 EDITOR = "play_edit"
 #: Per photo kind, the crops and embeddings of its tiles (a chip's ``sample`` points here).
 SAMPLES = "play_samples"
-TAUGHT = "play_taught"
 #: The line that says which tiles followed the player's last colour change (:func:`follow`).
 FOLLOWED = "play_followed"
 
@@ -284,16 +283,8 @@ def likeliest_extra_copy(table_rack: TableAndRack, excess: tuple[Tile, ...]) -> 
 
 
 def set_table_rack(new: TableAndRack) -> None:
-    changed = tile_profiles.corrections(table_rack, new)
-    removed = tile_profiles.removals(table_rack, new)
-    added = tile_profiles.additions(table_rack, new, reading.offers)
-    taken_back = tile_profiles.offers_removed(table_rack, new, reading.offers)
-    if changed or removed or added or taken_back:
-        remember(changed, removed, added, taken_back)
-    set_added = tile_profiles.additions(table_rack, new, reading.offers, set_only=True)  # not the camera's guess
-    if (changed or removed or set_added) and session.get(tile_profiles.TEACH) and tile_profiles.active_name():
-        teach(changed, removed, set_added)
-    if changed:
+    tile_profiles.learn_from_fix(table_rack, new, reading.offers, session.get(SAMPLES, {}), lang)
+    if tile_profiles.corrections(table_rack, new):
         new = follow(new)
     replace_reading(reading.fixed_to(new))
 
@@ -316,58 +307,8 @@ def follow(new: TableAndRack) -> TableAndRack:
     return followed_to
 
 
-def remember(changed, removed, added=(), taken_back=()) -> None:
-    """Remember the photo tiles the player just changed, removed or added (from a box the camera left
-    out; or added and took back) for the session: later photos read a tile that looks the same as the
-    player set it (and keep it where the gate drops it), and flag a box like a removed one
-    (:mod:`vision.session_memory`)."""
-    try:
-        tile_profiles.remember_in_session(session.get(SAMPLES, {}), changed, removed, added, taken_back)
-    except Exception:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
-        log.warning("remembering the changed or removed tiles failed", exc_info=True)
-
-
-def teach(changed, removed, added=()) -> None:
-    """Add the photo tiles the player just changed or added (from a box the camera left out), and the
-    boxes just removed as no tiles, to the active tile profile (the opt-in switch)."""
-    try:
-        stored = tile_profiles.teach(session.get(SAMPLES, {}), changed, removed, added)
-    except Exception as err:  # noqa: BLE001 - the fix itself must still apply; the log keeps the reason
-        log.warning("teaching the tile profile failed: %s", err)
-        session.put(TAUGHT, ("error", tr("The tile profile could not learn this tile: {reason}", lang, reason=error_text(err, lang))))
-        return
-    if stored is not None and (changed or added):
-        session.put(TAUGHT, ("success", tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name)))
-    elif stored is not None:
-        session.put(TAUGHT, ("success", tr(
-            "The tile profile {name!r} learnt that this is no tile: in later photos anything that looks the same is "
-            "marked for you to check.", lang, name=stored.name,
-        )))
-
-
 with st.expander(tr("Fix a tile", lang), expanded=bool(doubts) or not table_ok or bool(excess) or bool(not_added(table_rack, reading.offers))):
-    if tile_profiles.active_name():
-        st.toggle(
-            ui.plain(tr("Teach the tile profile {name!r} each tile I change or remove", lang, name=tile_profiles.active_name())),
-            key=tile_profiles.TEACH,
-        )
-    memory = tile_profiles.remembered()
-    if memory is not None:
-        if memory.changed_count:
-            st.caption(tr(
-                "Tiles you changed or added this session: {count}. In later photos a tile that looks the same is read as you set it.",
-                lang, count=memory.changed_count,
-            ))
-        if memory.removed_count:
-            st.caption(tr(
-                "Tiles you removed this session: {count}. In later photos anything that looks the same is marked for you to check.",
-                lang, count=memory.removed_count,
-            ))
-        st.button(tr("Forget the tiles I changed or removed", lang), key="play_forget_changes", on_click=tile_profiles.forget_session)
-    taught = session.get(TAUGHT)
-    if taught:
-        (st.success if taught[0] == "success" else st.warning)(ui.plain(taught[1]))
-        session.drop(TAUGHT)
+    ui.fix_memory("play", lang)
     followed_line = session.get(FOLLOWED)
     if followed_line:
         st.info(ui.plain(followed_line))

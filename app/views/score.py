@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import logging
+from collections import Counter
 from dataclasses import dataclass
 
 import pandas as pd
@@ -130,10 +131,12 @@ ending = st.radio(
     format_func=lambda v: tr("pool exhausted", lang) if v == POOL else ui.plain(tr("{player} went out", lang, player=v)),
 )
 
-def remember_taken_out() -> None:
-    """Remember for the session the tiles the scorekeeper took out of the typed line of a rack read
-    from a photo (a phantom joker deleted), as the Play page remembers a removed tile: a later photo
-    (another player's rack, the next round's) marks a near copy for checking. Each tile once."""
+def remember_rack_fixes() -> None:
+    """Remember for the session what the scorekeeper fixed in the typed line of a rack read from a
+    photo, as the Play page remembers a fix: a read tile taken out of it (a phantom joker deleted)
+    as no tile, so a later photo (another player's rack, the next round's) marks a near copy for
+    checking; a tile added with a left-out box's button and still in the line as that tile, so a
+    later photo keeps a near copy where the camera leaves it out again. Each once."""
     for i, player in enumerate(game.players):
         read = st.session_state.get(f"{form}_read_{i}_result")
         if player == ending or not read:
@@ -142,15 +145,22 @@ def remember_taken_out() -> None:
             typed = parse_tiles(st.session_state.get(f"{form}_rack_{i}", ""))
         except NotationError:
             continue
+        chips = read_chips(read)
+        offered = st.session_state.get(f"{form}_read_{i}_added", frozenset())
+        kept = tile_profiles.kept_additions(chips, [o for o in read.offers if o.number in offered], typed)
+        without_added = list((Counter(typed) - Counter(tile for _, tile in kept)).elements())
         done = st.session_state.get(f"{form}_read_{i}_taken", frozenset())
-        taken = [key for key in tile_profiles.taken_out(read_chips(read), typed) if key not in done]
-        if not taken:
+        done_added = st.session_state.get(f"{form}_read_{i}_kept_added", frozenset())
+        taken = [key for key in tile_profiles.taken_out(chips, without_added) if key not in done]
+        added = [(o, tile) for o, tile in kept if o.number not in done_added]
+        if not taken and not added:
             continue
         try:
-            tile_profiles.remember_in_session({ReadingKind.RACK.value: read.samples}, [], taken)
+            tile_profiles.remember_in_session({ReadingKind.RACK.value: read.samples}, [], taken, added)
         except Exception:  # noqa: BLE001 - scoring must go on; the log keeps the reason
-            log.warning("remembering the tiles taken out of a rack failed", exc_info=True)
+            log.warning("remembering the fixes of a rack's typed line failed", exc_info=True)
         st.session_state[f"{form}_read_{i}_taken"] = done | set(taken)
+        st.session_state[f"{form}_read_{i}_kept_added"] = done_added | {o.number for o, _ in added}
 
 
 def read_chips(read: PhotoReading) -> tuple[Chip, ...]:
@@ -185,7 +195,7 @@ for i, player in enumerate(game.players):
         photo = ui.photo_input(tr("or a photo of the rack", lang), f"{form}_photo_{i}", lang)
         read_ahead(photo, ReadingKind.RACK, game.rules, lang)  # app/photo_prefetch.py
         if photo is not None and st.button(tr("Read the photo", lang), key=f"{form}_read_{i}"):
-            remember_taken_out()  # a phantom taken out of another rack's line is looked for in this photo
+            remember_rack_fixes()  # a phantom taken out of another rack's line is looked for in this photo
             try:
                 with st.spinner(tr("Reading the rack…", lang)):
                     reading = read_upload(photo, ReadingKind.RACK, game.rules, lang)
@@ -200,6 +210,7 @@ for i, player in enumerate(game.players):
                 else:
                     st.session_state[f"{form}_read_{i}_result"] = reading
                     st.session_state.pop(f"{form}_read_{i}_taken", None)
+                    st.session_state.pop(f"{form}_read_{i}_kept_added", None)
                     st.session_state.pop(f"{form}_read_{i}_added", None)
                     st.session_state[f"{form}_read_{i}_fresh"] = True
                     st.rerun()
@@ -253,7 +264,7 @@ def racks_from_form() -> tuple[PlayerRack, ...]:
 
 c1, c2 = st.columns(2)
 if c1.button(tr("Score the round", lang), type="primary", key=f"{form}_score"):
-    remember_taken_out()
+    remember_rack_fixes()
     try:
         racks = racks_from_form()
         outcome = PoolExhausted() if ending == POOL else WentOut(ending)

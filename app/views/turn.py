@@ -7,21 +7,25 @@ and, when the tiles came from a photo, framed on that photo.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from app import components as ui
-from app import session
+from app import session, tile_profiles
+from app.editing import RACK_ROW, TableAndRack, keeps_fixes, not_added
 from app.photo_reading import InputSource, PhotoError, PhotoFailure, choose_input
-from app.photos import left_out_note, photo_notes, read_ahead, read_upload
+from app.photos import photo_notes, read_ahead, read_upload
 from app.rules_text import rules_summary
-from app.turn_reading import TURN_START, TableReading, from_photo, from_text, highlight, melds_html, spot_boxes
+from app.turn_reading import TURN_END, TURN_START, TableReading, TurnEnd, from_photo, from_text, highlight, melds_html, spot_boxes
 from solver.explain import notation_error_text
 from solver.i18n import error_text, tile_label, tr
-from solver.tiles import NotationError, parse_tiles
-from solver.turn_check import Side, TurnCheck, TurnCheckError, check_turn
+from solver.tiles import NotationError
+from solver.turn_check import Side, TurnCheckError, check_turn
 from vision.reading import ReadingKind
 
-RESULT = "turn_result"
+#: Session key of the counter that gives every reading and every fix of one its own editor keys.
+REVISIONS = "turn_revisions"
 
 lang = session.lang()
 rules = session.rules()
@@ -51,19 +55,30 @@ def says(side: str, message: str, **params: object) -> str:
     return (start if side == "start" else end)[message]
 
 
-def read_table(side: str, photo: bytes | None, text: str) -> TableReading | None:
-    """The table from the photo (it wins over typing) or the typed melds; ``None`` after a message."""
+def next_revision() -> int:
+    """A number no reading or fix on this page has had in this session (see :attr:`TableReading.revision`)."""
+    revision = int(session.get(REVISIONS, 0)) + 1
+    session.put(REVISIONS, revision)
+    return revision
+
+
+def read_table(side: str, photo: bytes | None, text: str, current: TableReading | None) -> TableReading | None:
+    """The table from the photo (it wins over typing) or the typed melds; ``None`` after a message.
+    The ``current`` reading of this side when it was read from the same inputs and fixed since."""
+    inputs = (hash(photo), text)
+    if keeps_fixes(current, inputs):
+        return current
     source = choose_input(photo is not None, text).source
     try:
         if source is InputSource.PHOTO:
             with st.spinner(tr("Reading the photo…", lang)):
-                reading = from_photo(read_upload(photo, ReadingKind.TABLE, rules, lang))
+                reading = from_photo(read_upload(photo, ReadingKind.TABLE, rules, lang), "table", next_revision(), inputs)
             if reading.tile_count == 0:
                 st.error(ui.plain(says(side, "no-tiles")))
                 return None
             return reading
         if source is InputSource.TEXT:
-            return from_text(text)
+            return from_text(text, "table", next_revision(), inputs)
     except PhotoError as err:
         st.error(ui.plain(says(side, "unreadable", reason=error_text(err, lang))))
         return None
@@ -74,16 +89,81 @@ def read_table(side: str, photo: bytes | None, text: str) -> TableReading | None
     return None
 
 
-def read_rack(photo: bytes | None, text: str) -> tuple | None:
+def read_rack(photo: bytes | None, text: str, current: TableReading | None) -> TableReading | None:
     """The player's rack from the photo (it wins over typing) or the typed tiles; ``None`` when
-    neither is given. Raises :class:`PhotoError` or :class:`NotationError`."""
+    neither is given; the ``current`` one when read from the same inputs and fixed since. Raises
+    :class:`PhotoError` or :class:`NotationError`."""
+    inputs = (hash(photo), text)
+    if keeps_fixes(current, inputs):
+        return current
     source = choose_input(photo is not None, text).source
     if source is InputSource.PHOTO:
         reading = read_upload(photo, ReadingKind.RACK, rules, lang)
         if reading.tile_count == 0:
             raise PhotoError("no tiles found on the photo", failure=PhotoFailure.NO_TILES)
-        return tuple(chip.tile for row in reading.rows for chip in row)
-    return parse_tiles(text) if source is InputSource.TEXT else None
+        return from_photo(reading, "rack", next_revision(), inputs)
+    return from_text(text, "rack", next_revision(), inputs) if source is InputSource.TEXT else None
+
+
+def editor_key(side: str, reading: TableReading) -> str:
+    return f"turn_fix_{side}_{reading.revision}"
+
+
+def put_reading(side: str, new: TableReading) -> None:
+    """Make ``new`` the reading of ``side`` ("start", "end" or "rack"): the last one's editor state goes."""
+    if side == "start":
+        old = session.get(TURN_START)
+        session.put(TURN_START, new)
+    else:
+        end: TurnEnd = session.get(TURN_END)
+        old = end.table if side == "end" else end.rack
+        session.put(TURN_END, replace(end, table=new) if side == "end" else replace(end, rack=new))
+    if old is not None:
+        session.forget(editor_key(side, old) + "_")
+
+
+def show_photo(reading: TableReading, framed: bytes | None = None) -> None:
+    """The reading's photo (``framed``: with the problem tiles framed) and what the player should know of it."""
+    if reading.photo_jpeg is None:
+        return
+    st.image(framed or reading.photo_jpeg, width="stretch")
+    for note in photo_notes(reading.doubtful, reading.look, lang):
+        if note:
+            st.caption(note)
+
+
+def fix_reading(side: str, reading: TableReading) -> None:
+    """The fix editor of a reading from a photo: change, move, remove or add a tile, or add one the
+    camera left out; each fix is remembered for the session (and taught to the chosen tile profile
+    when the player switched that on), as on the Play page."""
+    if reading.photo_jpeg is None:
+        return
+    table_rack = reading.table_rack
+
+    def apply(new: TableAndRack) -> None:
+        tile_profiles.learn_from_fix(table_rack, new, reading.offers, reading.samples_by_kind, lang)
+        put_reading(side, reading.fixed_to(new, next_revision()))
+
+    ui.fix_memory(f"turn_{side}", lang)
+    rows = ui.EditorRows.RACK if reading.kind == "rack" else ui.EditorRows.TABLE
+    ui.fix_editor(editor_key(side, reading), table_rack, apply, lang, rows=rows, offers=not_added(table_rack, reading.offers))
+    if reading.fixed:
+        st.button(
+            tr("Undo my fixes", lang), key=f"turn_undo_{side}", on_click=put_reading,
+            args=(side, reading.fixed_to(reading.original, next_revision())),
+            help=tr("Back to the tiles as they were read.", lang),
+        )
+
+
+def needs_a_look(reading: TableReading) -> bool:
+    """Whether a reading has a tile marked unsure, or a box left out that may be a tile."""
+    return bool(reading.table_rack.uncertain_places) or bool(not_added(reading.table_rack, reading.offers))
+
+
+def legend_for(*readings: TableReading | None) -> None:
+    """The key to the marks the readings' tiles carry."""
+    chips = [r.table_rack.chip(p) for r in readings if r is not None for p in r.table_rack.places()]
+    ui.legend(lang, [k for k in ("uncertain", "corrected", "edited") if any(getattr(c, k) for c in chips)])
 
 
 # --- 1. the start of the turn ------------------------------------------------------------------
@@ -95,21 +175,19 @@ start_text = st.text_area(
 start_photo = ui.photo_input(tr("Photo of the table at the start of the turn", lang), "turn_start_photo", lang)
 read_ahead(start_photo, ReadingKind.TABLE, rules, lang)  # app/photo_prefetch.py
 if st.button(tr("Record the start of the turn", lang), type="primary", key="turn_record"):
-    recorded = read_table("start", start_photo, start_text)
+    recorded = read_table("start", start_photo, start_text, session.get(TURN_START))
     if recorded is not None:
-        session.put(TURN_START, recorded)
-        session.drop(RESULT)
+        put_reading("start", recorded)
+        session.drop(TURN_END)
 
 start: TableReading | None = session.get(TURN_START)
 if start is None:
     st.stop()
-with st.expander(tr("Recorded start of the turn ({count} tiles)", lang, count=start.tile_count), expanded=False):
-    ui.show_html(melds_html(start.melds, lang))
-    if start.photo_jpeg is not None:
-        st.image(start.photo_jpeg, width="stretch")
-        for note in (*photo_notes(start.doubtful, start.look, lang), left_out_note(start.offers, lang)):
-            if note:
-                st.caption(note)
+with st.expander(tr("Recorded start of the turn ({count} tiles)", lang, count=start.tile_count), expanded=needs_a_look(start)):
+    ui.show_html(melds_html(start.table_rack.melds, lang))
+    legend_for(start)
+    show_photo(start)
+    fix_reading("start", start)
 
 # --- 2. the end of the turn --------------------------------------------------------------------
 
@@ -127,10 +205,11 @@ with st.expander(tr("The player's rack at the start of the turn (optional)", lan
 opened = st.toggle(tr("The player had made the initial meld before this turn", lang), value=True, key="turn_opened")
 
 if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
-    session.drop(RESULT)
-    end = read_table("end", end_photo, end_text)
+    before: TurnEnd | None = session.get(TURN_END)
+    session.drop(TURN_END)
+    end = read_table("end", end_photo, end_text, before.table if before else None)
     try:
-        rack = read_rack(rack_photo, rack_text)
+        rack = read_rack(rack_photo, rack_text, before.rack if before else None)
     except PhotoError as err:
         st.error(ui.plain(tr("The rack photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
         end = None
@@ -139,31 +218,48 @@ if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
         end = None
     if end is not None:
         try:
-            session.put(RESULT, (end, check_turn(start.melds, end.melds, rack, opened, rules)))
+            check_turn(start.melds, end.melds, None if rack is None else rack.rack, opened, rules)
         except TurnCheckError as err:
             st.error(ui.plain(tr("The turn cannot be checked: {reason}.", lang, reason=error_text(err, lang))))
+        else:
+            session.put(TURN_END, TurnEnd(end, rack, opened))
+    for side, old in (("end", before.table), ("rack", before.rack)) if before is not None else ():
+        if old is not None and old is not end and old is not rack:  # read again: its editor's state goes
+            session.forget(editor_key(side, old) + "_")
 
-result: tuple[TableReading, TurnCheck] | None = session.get(RESULT)
+result: TurnEnd | None = session.get(TURN_END)
 if result is None:
     st.stop()
-end, check = result
+end = result.table
+try:
+    check = check_turn(start.melds, end.melds, None if result.rack is None else result.rack.rack, result.opened, rules)
+except TurnCheckError as err:  # after a fix that made the two readings look like two tables
+    st.error(ui.plain(tr("The turn cannot be checked: {reason}.", lang, reason=error_text(err, lang))))
+    check = None
 
 # --- 3. the verdict ----------------------------------------------------------------------------
 
 st.divider()
-played = ", ".join(tile_label(t, lang) for t in check.played)
-if check.legal and check.played:
-    st.success(tr("The turn is legal. Played: {tiles}.", lang, tiles=played))
-elif check.legal:
-    st.success(tr("The turn is legal: no tile was played, so the player draws one.", lang))
-else:
-    st.error(tr("The turn is not legal:", lang) + "\n" + "\n".join(f"- {p.message(lang)}" for p in check.problems))
-    if check.played:
-        st.caption(tr("Added to the table: {tiles}.", lang, tiles=played))
-if check.initial_meld_value is not None:
-    st.caption(tr("The initial meld is worth {points} points.", lang, points=check.initial_meld_value))
+if check is not None:
+    played = ", ".join(tile_label(t, lang) for t in check.played)
+    if check.legal and check.played:
+        st.success(tr("The turn is legal. Played: {tiles}.", lang, tiles=played))
+    elif check.legal:
+        st.success(tr("The turn is legal: no tile was played, so the player draws one.", lang))
+    else:
+        st.error(tr("The turn is not legal:", lang) + "\n" + "\n".join(f"- {p.message(lang)}" for p in check.problems))
+        if check.played:
+            st.caption(tr("Added to the table: {tiles}.", lang, tiles=played))
+    if check.initial_meld_value is not None:
+        st.caption(tr("The initial meld is worth {points} points.", lang, points=check.initial_meld_value))
+    unsure = [r for r in (start, end, result.rack) if r is not None and r.table_rack.uncertain_places]
+    if unsure:
+        st.warning(tr(
+            "Some tiles were read unsure (marked): check them against the photos, and fix them below, before trusting the verdict.",
+            lang,
+        ))
 
-spots = [s for p in check.problems for s in p.spots]
+spots = [s for p in check.problems for s in p.spots] if check is not None else []
 for side, reading, caption in (
     (Side.END, end, tr("The end of the turn, problems framed", lang)),
     (Side.START, start, tr("The start of the turn, problems framed", lang)),
@@ -172,14 +268,25 @@ for side, reading, caption in (
     if not marked and side is Side.START:
         continue
     st.markdown(f"**{caption}**")
-    ui.show_html(melds_html(reading.melds, lang, marked))
+    ui.show_html(melds_html(reading.table_rack.melds, lang, marked))
+    legend_for(reading)
     if reading.photo_jpeg is not None:
-        st.image(highlight(reading.photo_jpeg, spot_boxes(reading, spots, side)), width="stretch")
-        for note in (*photo_notes(reading.doubtful, reading.look, lang), left_out_note(reading.offers, lang)):
-            if note:
-                st.caption(note)
+        show_photo(reading, highlight(reading.photo_jpeg, spot_boxes(reading, spots, side)))
 
-if check.legal and st.button(tr("Next turn: this table is the new start", lang), key="turn_next"):
-    session.put(TURN_START, end)
-    session.drop(RESULT)
+if end.photo_jpeg is not None:
+    with st.expander(tr("Fix a tile at the end of the turn", lang), expanded=needs_a_look(end)):
+        fix_reading("end", end)
+if result.rack is not None and result.rack.photo_jpeg is not None:
+    rack = result.rack
+    st.markdown(f"**{tr('Rack as read', lang)}**")
+    ui.show_html(ui.row_html(tr("Rack", lang), [ui.reading_chip_html(rack.table_rack.chip((RACK_ROW, i)), lang) for i in range(len(rack.rack))]))
+    legend_for(rack)
+    with st.expander(tr("Fix a tile of the rack", lang), expanded=needs_a_look(rack)):
+        show_photo(rack)
+        fix_reading("rack", rack)
+
+if check is not None and check.legal and st.button(tr("Next turn: this table is the new start", lang), key="turn_next"):
+    put_reading("start", end)
+    session.forget(editor_key("end", end) + "_")
+    session.drop(TURN_END)
     st.rerun()
