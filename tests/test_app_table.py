@@ -433,3 +433,51 @@ def test_a_fix_on_the_turn_page_is_remembered_for_the_session(monkeypatch):
     assert (memory.changed_count, memory.removed_count) == (1, 0)
     assert memory.labels.tolist() == [parse_tile("k5").index]
     assert "Tiles you changed or added this session: 1. In later photos a tile that looks the same is read as you set it." in texts(at.caption)
+
+
+def test_fixes_that_make_the_end_another_table_are_a_message_and_undo_brings_the_verdict_back(monkeypatch):
+    """Removing most of the end's tiles leaves two readings that share too few tiles: the page says
+    the turn cannot be checked (no verdict, no *Next turn*), and keeps the editor to undo it."""
+    at = check_turn_from_photos(monkeypatch, unsure_tables)
+    for _ in range(3):  # r4, r5, r6: each time the first tile of meld 1
+        at.selectbox(key=turn_key(at, "end", "place")).set_value((0, 0)).run()
+        at.button(key=turn_key(at, "end", "remove")).click().run()
+        assert not at.exception, at.exception
+    assert at.session_state[TURN_END].table.melds[0] == (parse_tile("r7"),)
+    assert texts(at.error) == [
+        "The turn cannot be checked: the two readings look like different tables: only 2 of the 6 tiles on the "
+        "table at the start of the turn are on it at the end."
+    ]
+    assert not at.success and not [b for b in at.button if b.key == "turn_next"]
+    at.button(key="turn_undo_end").click().run()
+    assert "Taken off the table: black 5." in " ".join(error_lines(at))
+
+
+def test_with_a_tile_profile_chosen_the_turn_page_shows_one_teaching_switch_and_a_fix_teaches_it(monkeypatch, private_database):
+    """Three photos, three fix editors, one switch (its key is the Play page's: one choice for the
+    session); with it on, a tile changed at the end of the turn goes into the profile."""
+    from dataclasses import replace
+
+    from app import tile_profiles
+    from tests.test_app_tiles import READER, _sample, _store
+
+    def read(image, kind="table", rules=None, profile=None, memory=None):
+        reading = unsure_tables(image, kind, rules)
+        return replace(reading, samples=tuple(_sample(t.tile, i) for i, t in enumerate(reading.tiles)))
+
+    monkeypatch.setattr("vision.reader.load_reader", lambda weights=None: object())  # no model needed
+    monkeypatch.setattr("vision.reader.reader_fingerprint", lambda reader: READER)
+    store = _store(private_database.parent)  # the app's data folder
+    store.save("Ours", [_sample(parse_tile("r1"))], READER)
+    at = check_turn_from_photos(monkeypatch, read)
+    at.file_uploader(key="turn_rack_photo_upload").set_value(("rack.png", photo(120), "image/png")).run()
+    at.session_state[tile_profiles.ACTIVE] = "Ours"
+    at.button(key="turn_check").click().run()
+    assert not at.exception, at.exception
+    assert [t.key for t in at.toggle if t.key == tile_profiles.TEACH] == [tile_profiles.TEACH]
+    at.toggle(key=tile_profiles.TEACH).set_value(True).run()
+    at.selectbox(key=turn_key(at, "end", "new_tile_1_0")).set_value(parse_tile("k5"))
+    at.button(key=turn_key(at, "end", "change")).click().run()
+    assert not at.exception, at.exception
+    assert [s.tile.short for s in store.load("Ours").samples] == ["r1", "k5"]
+    assert "The tile profile 'Ours' learnt this tile." in texts(at.success)

@@ -27,6 +27,9 @@ from vision.reading import ReadingKind
 #: Session key of the counter that gives every reading and every fix of one its own editor keys.
 REVISIONS = "turn_revisions"
 
+#: Whether this run of the page has drawn the teaching switch and the memory line (:func:`fix_reading`).
+memory_drawn = False
+
 lang = session.lang()
 rules = session.rules()
 ui.inject_css()
@@ -144,7 +147,10 @@ def fix_reading(side: str, reading: TableReading) -> None:
         tile_profiles.learn_from_fix(table_rack, new, reading.offers, reading.samples_by_kind, lang)
         put_reading(side, reading.fixed_to(new, next_revision()))
 
-    ui.fix_memory(f"turn_{side}", lang)
+    global memory_drawn
+    if not memory_drawn:  # one teaching switch and one memory line per page, in the first editor drawn
+        ui.fix_memory("turn", lang)
+        memory_drawn = True
     rows = ui.EditorRows.RACK if reading.kind == "rack" else ui.EditorRows.TABLE
     ui.fix_editor(editor_key(side, reading), table_rack, apply, lang, rows=rows, offers=not_added(table_rack, reading.offers))
     if reading.fixed:
