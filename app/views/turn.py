@@ -125,6 +125,16 @@ def put_reading(side: str, new: TableReading) -> None:
         session.forget(editor_key(side, old) + "_")
 
 
+def drop_end(keep: tuple[TableReading | None, ...] = ()) -> None:
+    """Drop the end of the turn as read, and its editors' state (but for the readings in ``keep``,
+    carried over to the next one)."""
+    end: TurnEnd | None = session.get(TURN_END)
+    session.drop(TURN_END)
+    for side, old in (("end", end.table), ("rack", end.rack)) if end is not None else ():
+        if old is not None and all(old is not k for k in keep):
+            session.forget(editor_key(side, old) + "_")
+
+
 def show_photo(reading: TableReading, framed: bytes | None = None) -> None:
     """The reading's photo (``framed``: with the problem tiles framed) and what the player should know of it."""
     if reading.photo_jpeg is None:
@@ -184,7 +194,7 @@ if st.button(tr("Record the start of the turn", lang), type="primary", key="turn
     recorded = read_table("start", start_photo, start_text, session.get(TURN_START))
     if recorded is not None:
         put_reading("start", recorded)
-        session.drop(TURN_END)
+        drop_end()
 
 start: TableReading | None = session.get(TURN_START)
 if start is None:
@@ -212,7 +222,6 @@ opened = st.toggle(tr("The player had made the initial meld before this turn", l
 
 if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
     before: TurnEnd | None = session.get(TURN_END)
-    session.drop(TURN_END)
     end = read_table("end", end_photo, end_text, before.table if before else None)
     try:
         rack = read_rack(rack_photo, rack_text, before.rack if before else None)
@@ -222,6 +231,7 @@ if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
     except NotationError as err:
         st.error(ui.plain(tr("In the typed rack: {reason}", lang, reason=notation_error_text(err, lang))))
         end = None
+    drop_end(keep=(end, rack))  # a reading read again starts a new editor; one kept with its fixes keeps its own
     if end is not None:
         try:
             check_turn(start.melds, end.melds, None if rack is None else rack.rack, opened, rules)
@@ -229,9 +239,6 @@ if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
             st.error(ui.plain(tr("The turn cannot be checked: {reason}.", lang, reason=error_text(err, lang))))
         else:
             session.put(TURN_END, TurnEnd(end, rack, opened))
-    for side, old in (("end", before.table), ("rack", before.rack)) if before is not None else ():
-        if old is not None and old is not end and old is not rack:  # read again: its editor's state goes
-            session.forget(editor_key(side, old) + "_")
 
 result: TurnEnd | None = session.get(TURN_END)
 if result is None:
@@ -293,6 +300,5 @@ if result.rack is not None and result.rack.photo_jpeg is not None:
 
 if check is not None and check.legal and st.button(tr("Next turn: this table is the new start", lang), key="turn_next"):
     put_reading("start", end)
-    session.forget(editor_key("end", end) + "_")
-    session.drop(TURN_END)
+    drop_end()
     st.rerun()
