@@ -14,6 +14,9 @@ for the player to check. A tile the player adds from a box the camera left out (
 is remembered as a changed one: a near copy in a later photo is kept even where the gate drops it
 again, and read as the player set it.
 
+:func:`learn_from_fix` is what the Play and Check-a-turn pages do with each fix: remember it, and
+teach the active profile when the player switched that on.
+
 A change of a photo tile's colour is also followed on the spot by the tiles of the same photo that
 look at least as much like the new colour (:func:`follow_colour`, pure; :mod:`vision.colour_follow`).
 """
@@ -342,10 +345,13 @@ def learn_from_fix(
     else:
         if stored is None:
             return None
-        taught = Taught(True, tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name)) if changed or set_added else Taught(True, tr(
-            "The tile profile {name!r} learnt that this is no tile: in later photos anything that looks the same is "
-            "marked for you to check.", lang, name=stored.name,
-        ))
+        if changed or set_added:
+            taught = Taught(True, tr("The tile profile {name!r} learnt this tile.", lang, name=stored.name))
+        else:
+            taught = Taught(True, tr(
+                "The tile profile {name!r} learnt that this is no tile: in later photos anything that looks the same is "
+                "marked for you to check.", lang, name=stored.name,
+            ))
     st.session_state[TAUGHT] = taught
     return taught
 
