@@ -481,3 +481,71 @@ def test_with_a_tile_profile_chosen_the_turn_page_shows_one_teaching_switch_and_
     assert not at.exception, at.exception
     assert [s.tile.short for s in store.load("Ours").samples] == ["r1", "k5"]
     assert "The tile profile 'Ours' learnt this tile." in texts(at.success)
+
+
+def turn_with_decodable_readings(monkeypatch, start, end=None, rack=None):
+    """The Turn page after recording the dark photo (read as ``start``, rows of probabilities) and
+    checking the bright one (``end``) with a rack photo (``rack``), each decoded as the reader would
+    leave it (tests/test_decode_together.py)."""
+    from tests.test_decode_together import _reading
+
+    def read(image, kind="table", rules=None, profile=None, memory=None):
+        if kind == "rack":
+            return _reading(rack, ReadingKind.RACK)
+        return _reading(start if int(np.asarray(image).mean()) < 100 else end, ReadingKind.TABLE)
+
+    import vision
+
+    import app.photos
+
+    monkeypatch.setattr(vision, "read", read, raising=False)
+    monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.asarray(image).copy(), raising=False)
+    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
+    at = turn_page()
+    at.file_uploader(key="turn_start_photo_upload").set_value(("start.png", photo(50), "image/png")).run()
+    at.button(key="turn_record").click().run()
+    at.file_uploader(key="turn_end_photo_upload").set_value(("end.png", photo(200), "image/png")).run()
+    if rack is not None:
+        at.file_uploader(key="turn_rack_photo_upload").set_value(("rack.png", photo(120), "image/png")).run()
+    at.button(key="turn_check").click().run()
+    assert not at.exception, at.exception
+    return at
+
+
+def test_the_end_photo_is_read_with_the_start_as_the_play_page_reads_the_next_turns_photo(monkeypatch):
+    """No tile may leave the table: a tile of the end photo read first as a red 7 and next, nearly as
+    likely, as the orange 7 the start held there is read as that orange 7 (marked), so the turn is
+    legal instead of "orange 7 taken off"."""
+    from tests.test_decode_together import _probs, _sure
+
+    start = [[_sure("k7"), _sure("b7"), _sure("o7")], [_sure(n) for n in ("r1", "r2", "r3")], [_sure(n) for n in ("k9", "k10", "k11")]]
+    end = [[_sure("k7"), _sure("b7"), _probs(("r7", 0.55), ("o7", 0.4))], *start[1:], [_sure(n) for n in ("b4", "b5", "b6")]]
+    at = turn_with_decodable_readings(monkeypatch, start, end)
+    assert texts(at.success) == ["The turn is legal. Played: blue 4, blue 5, blue 6."]
+    assert at.session_state[TURN_END].table.table_rack.melds[0][2].tile == parse_tile("o7")
+
+
+def test_an_end_photo_that_is_not_plainly_the_start_table_is_read_alone(monkeypatch):
+    """An end photo holding only 5 of the start's 9 tiles as read (enough to check the turn, too few
+    to take it for the same table) lends the reading nothing: the red 7 stays, and the turn is
+    judged on what the camera saw."""
+    from tests.test_decode_together import _probs, _sure
+
+    start = [[_sure("k7"), _sure("b7"), _sure("o7")], [_sure(n) for n in ("r1", "r2", "r3")], [_sure(n) for n in ("k9", "k10", "k11")]]
+    end = [[_sure("k7"), _sure("b7"), _probs(("r7", 0.55), ("o7", 0.4))], start[1], [_sure(n) for n in ("o10", "o11", "o12")]]
+    at = turn_with_decodable_readings(monkeypatch, start, end)
+    assert at.session_state[TURN_END].table.table_rack.melds[0][2].tile == parse_tile("r7")
+    assert "Taken off the table: black 9, black 10, black 11, orange 7." in " ".join(error_lines(at))
+
+
+def test_the_rack_photo_is_read_with_the_start_of_the_turn_for_the_copy_limits(monkeypatch):
+    """The start holds both red 7s: a rack tile read red 7 first and red 1 next, nearly as likely, is
+    the red 1 (one game holds two of each), so the red 1 played from it came from the rack."""
+    from tests.test_decode_together import _probs, _sure
+
+    start = [[_sure("r7"), _sure("r8"), _sure("r9")], [_sure("r7"), _sure("k7"), _sure("b7")]]
+    end = [[_sure("r7"), _sure("r8"), _sure("r9")], [_sure("r7"), _sure("k7"), _sure("b7")], [_sure("r1"), _sure("r2"), _sure("r3")]]
+    rack = [[_probs(("r7", 0.55), ("r1", 0.4)), _sure("r2"), _sure("r3"), _sure("o5")]]
+    at = turn_with_decodable_readings(monkeypatch, start, end, rack)
+    assert at.session_state[TURN_END].rack.rack[0] == parse_tile("r1")
+    assert texts(at.success) == ["The turn is legal. Played: red 1, red 2, red 3."]

@@ -7,6 +7,7 @@ and, when the tiles came from a photo, framed on that photo.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 import streamlit as st
@@ -15,12 +16,12 @@ from app import components as ui
 from app import session, tile_profiles
 from app.editing import RACK_ROW, TableAndRack, keeps_fixes, not_added
 from app.photo_reading import InputSource, PhotoError, PhotoFailure, choose_input
-from app.photos import photo_notes, read_ahead, read_upload
+from app.photos import photo_notes, read_ahead, read_together, read_upload, same_table
 from app.rules_text import rules_summary
 from app.turn_reading import TURN_END, TURN_START, TableReading, TurnEnd, from_photo, from_text, highlight, melds_html, spot_boxes
 from solver.explain import notation_error_text
 from solver.i18n import error_text, tile_label, tr
-from solver.tiles import NotationError
+from solver.tiles import NotationError, Tile
 from solver.turn_check import Side, TurnCheckError, check_turn
 from vision.reading import ReadingKind
 
@@ -65,9 +66,21 @@ def next_revision() -> int:
     return revision
 
 
-def read_table(side: str, photo: bytes | None, text: str, current: TableReading | None) -> TableReading | None:
+def sure_tiles(reading: TableReading | None) -> tuple[Tile, ...]:
+    """The tiles of a reading the player left unmarked (read surely, or set by them)."""
+    if reading is None:
+        return ()
+    return tuple(reading.table_rack.chip(p).tile for p in reading.table_rack.places() if not reading.table_rack.chip(p).uncertain)
+
+
+def read_table(
+    side: str, photo: bytes | None, text: str, current: TableReading | None, before: Sequence[Tile] = (),
+) -> TableReading | None:
     """The table from the photo (it wins over typing) or the typed melds; ``None`` after a message.
-    The ``current`` reading of this side when it was read from the same inputs and fixed since."""
+    The ``current`` reading of this side when it was read from the same inputs and fixed since.
+    ``before``: the sure tiles of the start of the turn, which a photo of the end of the turn holds
+    (no tile may leave the table), so it is read as the Play page reads the next turn's photo
+    (:func:`app.photos.read_together`, ``on_table_before``) when it shows that table."""
     inputs = (hash(photo), text)
     if keeps_fixes(current, inputs):
         return current
@@ -75,7 +88,10 @@ def read_table(side: str, photo: bytes | None, text: str, current: TableReading 
     try:
         if source is InputSource.PHOTO:
             with st.spinner(tr("Reading the photo…", lang)):
-                reading = from_photo(read_upload(photo, ReadingKind.TABLE, rules, lang), "table", next_revision(), inputs)
+                read = read_upload(photo, ReadingKind.TABLE, rules, lang)
+                if same_table(before, [c.tile for row in read.rows for c in row]):
+                    read = read_together({ReadingKind.TABLE: read}, rules, on_table_before=before)[ReadingKind.TABLE]
+                reading = from_photo(read, "table", next_revision(), inputs)
             if reading.tile_count == 0:
                 st.error(ui.plain(says(side, "no-tiles")))
                 return None
@@ -92,10 +108,12 @@ def read_table(side: str, photo: bytes | None, text: str, current: TableReading 
     return None
 
 
-def read_rack(photo: bytes | None, text: str, current: TableReading | None) -> TableReading | None:
+def read_rack(photo: bytes | None, text: str, current: TableReading | None, table: Sequence[Tile] = ()) -> TableReading | None:
     """The player's rack from the photo (it wins over typing) or the typed tiles; ``None`` when
-    neither is given; the ``current`` one when read from the same inputs and fixed since. Raises
-    :class:`PhotoError` or :class:`NotationError`."""
+    neither is given; the ``current`` one when read from the same inputs and fixed since. The rack
+    and the ``table`` at the start of the turn (its sure tiles) hold each tile at most as often as
+    the game does, so the photo is read with them (:func:`app.photos.read_together`), as the Play
+    page reads a rack with its table. Raises :class:`PhotoError` or :class:`NotationError`."""
     inputs = (hash(photo), text)
     if keeps_fixes(current, inputs):
         return current
@@ -104,6 +122,7 @@ def read_rack(photo: bytes | None, text: str, current: TableReading | None) -> T
         reading = read_upload(photo, ReadingKind.RACK, rules, lang)
         if reading.tile_count == 0:
             raise PhotoError("no tiles found on the photo", failure=PhotoFailure.NO_TILES)
+        reading = read_together({ReadingKind.RACK: reading}, rules, table)[ReadingKind.RACK]
         return from_photo(reading, "rack", next_revision(), inputs)
     return from_text(text, "rack", next_revision(), inputs) if source is InputSource.TEXT else None
 
@@ -222,9 +241,9 @@ opened = st.toggle(tr("The player had made the initial meld before this turn", l
 
 if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
     before: TurnEnd | None = session.get(TURN_END)
-    end = read_table("end", end_photo, end_text, before.table if before else None)
+    end = read_table("end", end_photo, end_text, before.table if before else None, sure_tiles(start))
     try:
-        rack = read_rack(rack_photo, rack_text, before.rack if before else None)
+        rack = read_rack(rack_photo, rack_text, before.rack if before else None, sure_tiles(start))
     except PhotoError as err:
         st.error(ui.plain(tr("The rack photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
         end = None
