@@ -153,9 +153,9 @@ def photo(level: int) -> bytes:
     return out.getvalue()
 
 
-def check_turn_from_photos(monkeypatch, read=fake_tables):
+def check_turn_from_photos(monkeypatch, read=fake_tables, rack_photo: bool = False):
     """The Turn page after recording the dark photo as the start and checking the bright one as
-    the end, each read by ``read`` (the models replaced)."""
+    the end (with a rack photo when ``rack_photo``), each read by ``read`` (the models replaced)."""
     import vision
 
     import app.photos
@@ -167,6 +167,8 @@ def check_turn_from_photos(monkeypatch, read=fake_tables):
     at.file_uploader(key="turn_start_photo_upload").set_value(("start.png", photo(50), "image/png")).run()
     at.button(key="turn_record").click().run()
     at.file_uploader(key="turn_end_photo_upload").set_value(("end.png", photo(200), "image/png")).run()
+    if rack_photo:
+        at.file_uploader(key="turn_rack_photo_upload").set_value(("rack.png", photo(120), "image/png")).run()
     at.button(key="turn_check").click().run()
     assert not at.exception, at.exception
     return at
@@ -485,8 +487,8 @@ def test_with_a_tile_profile_chosen_the_turn_page_shows_one_teaching_switch_and_
 
 def turn_with_decodable_readings(monkeypatch, start, end=None, rack=None):
     """The Turn page after recording the dark photo (read as ``start``, rows of probabilities) and
-    checking the bright one (``end``) with a rack photo (``rack``), each decoded as the reader would
-    leave it (tests/test_decode_together.py)."""
+    checking the bright one (``end``) with a rack photo (``rack``, when given), each decoded as the
+    reader would leave it (tests/test_decode_together.py)."""
     from tests.test_decode_together import _reading
 
     def read(image, kind="table", rules=None, profile=None, memory=None):
@@ -494,22 +496,7 @@ def turn_with_decodable_readings(monkeypatch, start, end=None, rack=None):
             return _reading(rack, ReadingKind.RACK)
         return _reading(start if int(np.asarray(image).mean()) < 100 else end, ReadingKind.TABLE)
 
-    import vision
-
-    import app.photos
-
-    monkeypatch.setattr(vision, "read", read, raising=False)
-    monkeypatch.setattr(vision, "annotate", lambda image, reading, scale=1.0: np.asarray(image).copy(), raising=False)
-    monkeypatch.setattr(app.photos, "_load_models", lambda: True)
-    at = turn_page()
-    at.file_uploader(key="turn_start_photo_upload").set_value(("start.png", photo(50), "image/png")).run()
-    at.button(key="turn_record").click().run()
-    at.file_uploader(key="turn_end_photo_upload").set_value(("end.png", photo(200), "image/png")).run()
-    if rack is not None:
-        at.file_uploader(key="turn_rack_photo_upload").set_value(("rack.png", photo(120), "image/png")).run()
-    at.button(key="turn_check").click().run()
-    assert not at.exception, at.exception
-    return at
+    return check_turn_from_photos(monkeypatch, read, rack_photo=rack is not None)
 
 
 def test_the_end_photo_is_read_with_the_start_as_the_play_page_reads_the_next_turns_photo(monkeypatch):
