@@ -19,7 +19,7 @@ from solver.i18n import tr
 from solver.tiles import Tile, parse_melds, parse_tiles
 from solver.turn_check import Side, Spot
 from vision.profiles import TileSample
-from vision.reading import PhotoLook
+from vision.reading import PhotoLook, ReadingKind
 
 from .components import inject_css, reading_chip_html, row_html, show_html
 from .editing import Chip, Offer, TableAndRack
@@ -45,8 +45,8 @@ class TableReading:
 
     original: TableAndRack
     table_rack: TableAndRack
-    #: "table" or "rack": the photo kind its chips' ``sample`` keys name.
-    kind: str = "table"
+    #: A table's melds or a rack; its photo kind is what its chips' ``sample`` keys name.
+    kind: ReadingKind = ReadingKind.TABLE
     photo_jpeg: bytes | None = None
     boxes: tuple[tuple[tuple[str, int], Box], ...] = ()
     doubtful: int = 0
@@ -78,7 +78,7 @@ class TableReading:
     @property
     def samples_by_kind(self) -> Mapping[str, Sequence[TileSample]]:
         """Its photo tiles' crops as :func:`app.tile_profiles.learn_from_fix` takes them."""
-        return {self.kind: self.samples} if self.samples else {}
+        return {self.kind.value: self.samples} if self.samples else {}
 
     def box(self, chip: Chip) -> Box | None:
         """Where the photo tile ``chip`` is on the annotated photo (None when typed or added)."""
@@ -99,9 +99,11 @@ class TurnEnd:
     opened: bool
 
 
-def from_photo(reading: PhotoReading, kind: str = "table", revision: int = 0, source: object = None) -> TableReading:
-    """A photo's reading: its rows are the melds of a table, or one rack (``kind`` "rack")."""
-    if kind == "rack":
+def from_photo(
+    reading: PhotoReading, kind: ReadingKind = ReadingKind.TABLE, revision: int = 0, source: object = None,
+) -> TableReading:
+    """A photo's reading: its rows are the melds of a table, or one rack."""
+    if kind is ReadingKind.RACK:
         read = TableAndRack(rack=tuple(c for row in reading.rows for c in row))
     else:
         read = TableAndRack(reading.rows)
@@ -115,10 +117,10 @@ def from_photo(reading: PhotoReading, kind: str = "table", revision: int = 0, so
     )
 
 
-def from_text(text: str, kind: str = "table", revision: int = 0, source: object = None) -> TableReading:
+def from_text(text: str, kind: ReadingKind = ReadingKind.TABLE, revision: int = 0, source: object = None) -> TableReading:
     """Typed melds separated by ``|`` or new lines (a rack: typed tiles); raises
     :class:`solver.tiles.NotationError`."""
-    typed = TableAndRack.typed(rack=parse_tiles(text)) if kind == "rack" else TableAndRack.typed(parse_melds(text))
+    typed = TableAndRack.typed(rack=parse_tiles(text)) if kind is ReadingKind.RACK else TableAndRack.typed(parse_melds(text))
     return TableReading(typed, typed, kind, revision=revision, source=source)
 
 

@@ -91,13 +91,13 @@ def read_table(
                 read = read_upload(photo, ReadingKind.TABLE, rules, lang)
                 if same_table(before, [c.tile for row in read.rows for c in row]):
                     read = read_together({ReadingKind.TABLE: read}, rules, on_table_before=before)[ReadingKind.TABLE]
-                reading = from_photo(read, "table", next_revision(), inputs)
+                reading = from_photo(read, ReadingKind.TABLE, next_revision(), inputs)
             if reading.tile_count == 0:
                 st.error(ui.plain(says(side, "no-tiles")))
                 return None
             return reading
         if source is InputSource.TEXT:
-            return from_text(text, "table", next_revision(), inputs)
+            return from_text(text, ReadingKind.TABLE, next_revision(), inputs)
     except PhotoError as err:
         st.error(ui.plain(says(side, "unreadable", reason=error_text(err, lang))))
         return None
@@ -123,8 +123,8 @@ def read_rack(photo: bytes | None, text: str, current: TableReading | None, tabl
         if reading.tile_count == 0:
             raise PhotoError("no tiles found on the photo", failure=PhotoFailure.NO_TILES)
         reading = read_together({ReadingKind.RACK: reading}, rules, table)[ReadingKind.RACK]
-        return from_photo(reading, "rack", next_revision(), inputs)
-    return from_text(text, "rack", next_revision(), inputs) if source is InputSource.TEXT else None
+        return from_photo(reading, ReadingKind.RACK, next_revision(), inputs)
+    return from_text(text, ReadingKind.RACK, next_revision(), inputs) if source is InputSource.TEXT else None
 
 
 def editor_key(side: str, reading: TableReading) -> str:
@@ -180,7 +180,7 @@ def fix_reading(side: str, reading: TableReading) -> None:
     if not memory_drawn:  # one teaching switch and one memory line per page, in the first editor drawn
         ui.fix_memory("turn", lang)
         memory_drawn = True
-    rows = ui.EditorRows.RACK if reading.kind == "rack" else ui.EditorRows.TABLE
+    rows = ui.EditorRows.RACK if reading.kind is ReadingKind.RACK else ui.EditorRows.TABLE
     ui.fix_editor(editor_key(side, reading), table_rack, apply, lang, rows=rows, offers=not_added(table_rack, reading.offers))
     if reading.fixed:
         st.button(
