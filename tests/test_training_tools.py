@@ -257,6 +257,7 @@ def test_score_photo_counts_misreads_phantoms_and_flags():
     misreads = score_photo(photo, reading, (100, 200), totals)
     assert (totals["hits"], totals["read"], totals["truth"], totals["exact"]) == (1, 3, 2, 0)
     assert totals["non_tiles_read"] == 1 and totals["distractors_read"] == 1 and totals["dropped"] == 1
+    assert totals["non_tiles_sure"] == 1  # the phantom at 0.9, not flagged
     from solver.tiles import Tile
 
     name = lambda i: Tile.from_index(i).name  # noqa: E731
@@ -310,6 +311,8 @@ def test_the_overview_has_one_row_per_set_with_its_figures():
     table = overview({"a": base_jokers, "b": none_wrong}).splitlines()
     assert len(table) == 5 and table[0].startswith("| set |")
     assert table[2] == "| a | 2 | 10 | 0.800 / 0.400 / 0.533 | 50.0 % | 0.900 / 0.050 | 3 (2) | 1 | 3 (2) |"
+    sure = overview({"a": {**base, "non_tiles_shown_as_sure": 1}}).splitlines()[2]
+    assert sure == "| a | 2 | 10 | 0.800 / 0.400 / 0.533 | 50.0 % | 0.900 / 0.050 | – | 1 (1) | 3 (2) |"
     assert "| – / 0.000 | – | 1 |" in table[3]  # a report from before jokers were counted apart
     assert "| – / 0.000 |" in table[3]
     # pooled over tiles, not the mean of the sets: 34 right of 35 read, of 40 labelled

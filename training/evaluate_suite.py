@@ -366,6 +366,7 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
         totals["outcomes"].append((bool(right), round(float(reading.confidence[i]), 5), round(float(reading.not_tile[i]), 5)))
     phantoms = [i for i in range(len(reading.labels)) if i not in pairs]
     totals["non_tiles_read"] += len(phantoms)
+    totals["non_tiles_sure"] += sum(not reading.uncertain[i] for i in phantoms)
     if phantoms and len(photo.distractors):
         on_distractor = box_overlap(found.boxes[phantoms], photo.distractors).max(axis=1) >= 0.5
         totals["distractors_read"] += int(on_distractor.sum())
@@ -394,7 +395,8 @@ def score_photo(photo: TestPhoto, reading: PhotoReading, shape: tuple[int, int],
 
 def new_totals() -> dict:
     """The running sums :func:`score_photo` adds to."""
-    return {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0, "distractors_read": 0,
+    return {"hits": 0, "read": 0, "truth": 0, "exact": 0, "dropped": 0, "non_tiles_read": 0, "non_tiles_sure": 0,
+            "distractors_read": 0,
             "hidden": 0, "hidden_read": 0, "offered": 0, "offered_on_tiles": 0, "offered_right": 0,
             "offered_on_hidden": 0,
             "ious": {}, "reliability": Reliability(), "jokers": Reliability(), "outcomes": [], "errors": Counter(),
@@ -435,6 +437,7 @@ def evaluate_set(
         "photos_exact": totals["exact"] / max(len(photos), 1),
         "box_iou": {name: iou_spread(totals["ious"].get(name, [])) for _, _, name in SCALE_BANDS},
         "non_tiles_read_as_tiles": totals["non_tiles_read"],
+        "non_tiles_shown_as_sure": totals["non_tiles_sure"],
         "distractors_in_view": distractors,
         "distractors_read_as_tiles": totals["distractors_read"],
         "boxes_dropped_as_not_tiles": totals["dropped"],
@@ -474,7 +477,8 @@ def summary(name: str, r: dict) -> str:
         f"photos exact {r['photos_exact']:.3f}",
         "  box IoU of matched tiles (median / 5th pct, n): " + "; ".join(
             f"{band} {share(v['median'])} / {share(v['p5'])} ({v['n']})" for band, v in r["box_iou"].items()),
-        f"  non-tiles read as tiles {r['non_tiles_read_as_tiles']} (distractors {r['distractors_read_as_tiles']} of "
+        f"  non-tiles read as tiles {r['non_tiles_read_as_tiles']}, shown as sure {r.get('non_tiles_shown_as_sure', '-')} "
+        f"(distractors {r['distractors_read_as_tiles']} of "
         f"{r['distractors_in_view']} in view); boxes dropped as not tiles {r['boxes_dropped_as_not_tiles']}; "
         f"tiles with their number hidden (not counted) {r['hidden_tiles']}, read anyway {r['hidden_tiles_read']}",
         f"  left out, offered to add: {r.get('left_out_offered', 0)}, on tiles not found otherwise "
@@ -506,11 +510,18 @@ def _wrong_jokers(r: dict) -> str:
     return f"{jokers['wrong']} ({jokers['wrong_flagged']})"
 
 
+def _non_tiles(r: dict) -> str:
+    """Non-tiles read as tiles, and (in brackets) how many of them were shown as sure: the phantom
+    a player is not asked to check, what a rule of choice should weigh most."""
+    sure = r.get("non_tiles_shown_as_sure")
+    return str(r["non_tiles_read_as_tiles"]) if sure is None else f"{r['non_tiles_read_as_tiles']} ({sure})"
+
+
 def overview(report: dict[str, dict]) -> str:
     """One Markdown row per set, the figures a model card quotes, after the per-set summaries."""
     share = lambda v: _share(v, "–")  # noqa: E731
     lines = [
-        "| set | photos | tiles | P / R / F1 | photos exact | wrong / right flagged | wrong jokers (flagged) | non-tiles read | hidden (read anyway) |",
+        "| set | photos | tiles | P / R / F1 | photos exact | wrong / right flagged | wrong jokers (flagged) | non-tiles read (sure) | hidden (read anyway) |",
         "|---|---:|---:|---|---:|---|---:|---:|---|",
     ]
     for name, r in report.items():
@@ -518,7 +529,7 @@ def overview(report: dict[str, dict]) -> str:
         lines.append(
             f"| {name} | {r['photos']} | {r['tiles']} | {r['precision']:.3f} / {r['recall']:.3f} / {r['f1']:.3f} | "
             f"{100 * r['photos_exact']:.1f} % | {share(rel['wrong_flagged_share'])} / {share(rel['right_flagged_share'])} | "
-            f"{_wrong_jokers(r)} | {r['non_tiles_read_as_tiles']} | {r['hidden_tiles']} ({r['hidden_tiles_read']}) |"
+            f"{_wrong_jokers(r)} | {_non_tiles(r)} | {r['hidden_tiles']} ({r['hidden_tiles_read']}) |"
         )
     if len(report) > 1:
         both = pooled(report.values())
