@@ -184,6 +184,11 @@ def reading_chip_html(chip: Chip, lang: str) -> str:
     return chip_html(chip.tile, lang, style, chip_note(chip, lang))
 
 
+def reading_legend(chips: Sequence[Chip], lang: str) -> None:
+    """The key to the marks a reading's ``chips`` carry (unsure, corrected, set by the player)."""
+    legend(lang, [k for k in ("uncertain", "corrected", "edited") if any(getattr(c, k) for c in chips)])
+
+
 def legend(lang: str, kinds: Sequence[str]) -> None:
     """A one-line key to the highlights used on this screen: blank swatches, so the key is
     never mistaken for tiles of the table."""

@@ -78,6 +78,17 @@ class TableAndRack:
         return tuple(c.tile for c in self.rack)
 
     @property
+    def chips(self) -> tuple[Chip, ...]:
+        """Every chip, in the order of :meth:`places`."""
+        return tuple(c for meld in self.melds for c in meld) + self.rack
+
+    @property
+    def sure_table_tiles(self) -> tuple[Tile, ...]:
+        """The table's tiles the player left unmarked (read surely, or set by them): no tile ever
+        leaves the table, so a later photo of it shows them all."""
+        return tuple(c.tile for meld in self.melds for c in meld if not c.uncertain)
+
+    @property
     def uncertain_places(self) -> tuple[Place, ...]:
         return tuple(p for p in self.places() if self.chip(p).uncertain)
 
@@ -142,7 +153,7 @@ class Offer:
 
 def not_added(table_rack: TableAndRack, offers: Sequence[Offer]) -> tuple[Offer, ...]:
     """The ``offers`` no chip of ``table_rack`` was added from (what is still worth offering)."""
-    added = {table_rack.chip(p).offered for p in table_rack.places()}
+    added = {c.offered for c in table_rack.chips}
     return tuple(o for o in offers if o.key not in added)
 
 

@@ -69,6 +69,11 @@ class PhotoReading:
     scale: float = 1.0
 
     @property
+    def chips(self) -> tuple[Chip, ...]:
+        """Every tile read, row after row (a rack's tiles in order)."""
+        return tuple(c for row in self.rows for c in row)
+
+    @property
     def offers(self) -> tuple[Offer, ...]:
         """The boxes the reading left out that may be tiles (:attr:`vision.reading.Reading.left_out`),
         numbered as on the photo, each beside the chip of the photo tile it lies next to."""

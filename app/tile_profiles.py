@@ -94,16 +94,16 @@ def active_profile() -> TileProfile | None:
 
 def corrections(old: TableAndRack, new: TableAndRack) -> tuple[tuple[tuple[str, int], Tile], ...]:
     """Photo tiles whose tile the player changed between ``old`` and ``new``: (sample key, new tile)."""
-    before = {c.sample: c.tile for c in _chips(old) if c.sample is not None}
+    before = {c.sample: c.tile for c in old.chips if c.sample is not None}
     return tuple(
-        (c.sample, c.tile) for c in _chips(new) if c.sample is not None and c.sample in before and before[c.sample] != c.tile
+        (c.sample, c.tile) for c in new.chips if c.sample is not None and c.sample in before and before[c.sample] != c.tile
     )
 
 
 def removals(old: TableAndRack, new: TableAndRack) -> tuple[tuple[str, int], ...]:
     """Photo tiles the player removed between ``old`` and ``new`` (*Remove*; a moved tile stays): their sample keys."""
-    kept = {c.sample for c in _chips(new)}
-    return tuple(c.sample for c in _chips(old) if c.sample is not None and c.sample not in kept)
+    kept = {c.sample for c in new.chips}
+    return tuple(c.sample for c in old.chips if c.sample is not None and c.sample not in kept)
 
 
 def kept_additions(chips: Sequence[Chip], offers: Sequence[Offer], typed: Sequence[Tile]) -> tuple[tuple[Offer, Tile], ...]:
@@ -132,14 +132,14 @@ def follow_colour(
     a tile's reading is its chip as it stands (the changed tile's: as it was in ``old``); a tile
     the player set, one that followed a change before (it would follow the next change back), or
     one no longer on the table or rack never follows. Nothing follows a tile without its reader's probabilities."""
-    before = {c.sample: c.tile for c in _chips(old) if c.sample is not None}
+    before = {c.sample: c.tile for c in old.chips if c.sample is not None}
     followed: list[tuple[Tile, Tile, int]] = []
     for (kind, index), tile in corrections(old, new):
         photo = samples.get(kind, ())
         read = before[(kind, index)]
         if not is_colour_change(read, tile) or not 0 <= index < len(photo) or any(s.probs is None for s in photo):
             continue
-        chips = {c.sample[1]: c for c in _chips(new) if c.sample is not None and c.sample[0] == kind}
+        chips = {c.sample[1]: c for c in new.chips if c.sample is not None and c.sample[0] == kind}
         labels = [chips[i].tile.index if i in chips else s.tile.index for i, s in enumerate(photo)]
         labels[index] = read.index
         fixed = {i for i in range(len(photo)) if i not in chips or chips[i].edited or chips[i].followed}
@@ -176,10 +176,6 @@ def taken_out(chips: Sequence[Chip], typed: Sequence[Tile]) -> tuple[tuple[str, 
     if not left or left - read:
         return ()
     return tuple(c.sample for c in chips if c.sample is not None and left[c.tile] == 0)
-
-
-def _chips(table_rack: TableAndRack):
-    return [c for meld in table_rack.melds for c in meld] + list(table_rack.rack)
 
 
 def teach(
@@ -260,17 +256,17 @@ def additions(
     """The ``offers`` (boxes the camera left out) the player added between ``old`` and ``new``, or set
     to another tile since: (the offer, the tile its chip holds now). ``set_only``: only those the
     player set (*Change*), not taken as the camera guessed them: what a profile may learn."""
-    before = {c.offered: c.tile for c in _chips(old) if c.offered is not None}
+    before = {c.offered: c.tile for c in old.chips if c.offered is not None}
     by_key = {o.key: o for o in offers}
     return tuple(
-        (by_key[c.offered], c.tile) for c in _chips(new)
+        (by_key[c.offered], c.tile) for c in new.chips
         if c.offered in by_key and before.get(c.offered) != c.tile and (c.edited or not set_only)
     )
 
 
 def offers_removed(old: TableAndRack, new: TableAndRack, offers: Sequence[Offer]) -> tuple[Offer, ...]:
     """The ``offers`` whose tile the player added and then removed between ``old`` and ``new``."""
-    before, kept = {c.offered for c in _chips(old)}, {c.offered for c in _chips(new)}
+    before, kept = {c.offered for c in old.chips}, {c.offered for c in new.chips}
     return tuple(o for o in offers if o.key in before and o.key not in kept)
 
 

@@ -104,7 +104,7 @@ def from_photo(
 ) -> TableReading:
     """A photo's reading: its rows are the melds of a table, or one rack."""
     if kind is ReadingKind.RACK:
-        read = TableAndRack(rack=tuple(c for row in reading.rows for c in row))
+        read = TableAndRack(rack=reading.chips)
     else:
         read = TableAndRack(reading.rows)
     boxes = tuple(

@@ -151,7 +151,7 @@ def read_inputs(
     # One turn of one game: the copy limits hold over both photos and the typed tiles together, and
     # a photo of the table of the last reading holds that table's tiles.
     typed = [c.tile for c in (*rack, *(c for m in melds for c in m))]
-    table_now = [c.tile for row in read[ReadingKind.TABLE].rows for c in row] if ReadingKind.TABLE in read else []
+    table_now = [c.tile for c in read[ReadingKind.TABLE].chips] if ReadingKind.TABLE in read else []
     carried = before if same_table(before, table_now) else ()
     for kind, reading in read_together(read, rules, typed, on_table_before=carried).items():
         photos[kind.value] = reading.annotated_jpeg
@@ -162,7 +162,7 @@ def read_inputs(
         if kind is ReadingKind.TABLE:
             melds = reading.rows
         else:
-            rack = tuple(c for row in reading.rows for c in row)
+            rack = reading.chips
     if not melds and not rack:
         st.info(tr("Type or photograph the table and your rack first.", lang))
         return None
@@ -185,11 +185,8 @@ def replace_reading(new: Reading) -> None:
 
 
 def last_table(current: Reading | None) -> tuple[Tile, ...]:
-    """The tiles of the last reading's table that the player left unmarked (read surely, or set by
-    them): no tile ever leaves the table, so a later photo of it shows them all."""
-    if current is None:
-        return ()
-    return tuple(c.tile for meld in current.table_rack.melds for c in meld if not c.uncertain)
+    """The tiles of the last reading's table that the player left unmarked (:attr:`TableAndRack.sure_table_tiles`)."""
+    return () if current is None else current.table_rack.sure_table_tiles
 
 
 def read_pressed() -> None:
@@ -241,7 +238,7 @@ if not table_rack.melds:
     rows.append(ui.row_html(tr("Table", lang), []) + f'<p class="rk-label">{tr("empty", lang)}</p>')
 rows.append(ui.row_html(tr("Rack", lang), [ui.reading_chip_html(c, lang) for c in table_rack.rack]))
 ui.show_html("".join(rows))
-ui.legend(lang, [k for k in ("uncertain", "corrected", "edited") if any(getattr(table_rack.chip(p), k) for p in table_rack.places())])
+ui.reading_legend(table_rack.chips, lang)
 
 doubts = [p for p in table_rack.places() if table_rack.chip(p).uncertain or table_rack.chip(p).corrected]
 if doubts:
@@ -284,9 +281,7 @@ def likeliest_extra_copy(table_rack: TableAndRack, excess: tuple[Tile, ...]) -> 
 
 def set_table_rack(new: TableAndRack) -> None:
     tile_profiles.learn_from_fix(table_rack, new, reading.offers, session.get(SAMPLES, {}), lang)
-    if tile_profiles.corrections(table_rack, new):
-        new = follow(new)
-    replace_reading(reading.fixed_to(new))
+    replace_reading(reading.fixed_to(follow(new)))
 
 
 def follow(new: TableAndRack) -> TableAndRack:

@@ -14,7 +14,7 @@ from app import components as ui
 from app import session, tile_profiles
 from app.codec import describe_outcome, score_sheet_csv
 from app.photo_reading import PhotoError
-from app.editing import Chip, Offer
+from app.editing import Offer
 from app.photos import PhotoReading, photo_notes, read_ahead, read_together, read_upload, unsure_rack_note
 from app.rules_text import rules_summary
 from app.storage import Game, NotFoundError, SavedRound, StorageError
@@ -145,7 +145,7 @@ def remember_rack_fixes() -> None:
             typed = parse_tiles(st.session_state.get(f"{form}_rack_{i}", ""))
         except NotationError:
             continue
-        chips = read_chips(read)
+        chips = read.chips
         offered = st.session_state.get(f"{form}_read_{i}_added", frozenset())
         kept = tile_profiles.kept_additions(chips, [o for o in read.offers if o.number in offered], typed)
         without_added = list((Counter(typed) - Counter(tile for _, tile in kept)).elements())
@@ -161,11 +161,6 @@ def remember_rack_fixes() -> None:
             log.warning("remembering the fixes of a rack's typed line failed", exc_info=True)
         st.session_state[f"{form}_read_{i}_taken"] = done | set(taken)
         st.session_state[f"{form}_read_{i}_kept_added"] = done_added | {o.number for o, _ in added}
-
-
-def read_chips(read: PhotoReading) -> tuple[Chip, ...]:
-    """A rack photo's tiles as read, in order."""
-    return tuple(c for row in read.rows for c in row)
 
 
 def add_to_line(key: str, offer: Offer, added_key: str) -> None:
@@ -190,7 +185,7 @@ for i, player in enumerate(game.players):
         read: PhotoReading | None = st.session_state.get(f"{form}_read_{i}_result")
         if read and st.session_state.pop(f"{form}_read_{i}_fresh", False):
             # A photo was just read: its tiles become the typed line (set before the widget exists).
-            st.session_state[f"{form}_rack_{i}"] = format_tiles((c.tile for c in read_chips(read)), short=True)
+            st.session_state[f"{form}_rack_{i}"] = format_tiles((c.tile for c in read.chips), short=True)
         st.text_input(tr("Tiles left (typed)", lang), key=f"{form}_rack_{i}", placeholder="r7 j k13")
         photo = ui.photo_input(tr("or a photo of the rack", lang), f"{form}_photo_{i}", lang)
         read_ahead(photo, ReadingKind.RACK, game.rules, lang)  # app/photo_prefetch.py
@@ -205,7 +200,7 @@ for i, player in enumerate(game.players):
             except PhotoError as err:
                 st.error(ui.plain(tr("The photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
             else:
-                if not read_chips(reading):
+                if not reading.chips:
                     st.warning(tr("No tiles found on the photo. Type them instead.", lang))
                 else:
                     st.session_state[f"{form}_read_{i}_result"] = reading
@@ -215,7 +210,7 @@ for i, player in enumerate(game.players):
                     st.session_state[f"{form}_read_{i}_fresh"] = True
                     st.rerun()
         if read:
-            chips = read_chips(read)
+            chips = read.chips
             st.image(read.annotated_jpeg, width="stretch")
             ui.show_html(ui.row_html(tr("Read", lang), [ui.reading_chip_html(c, lang) for c in chips]))
             st.caption(tr("Check the tiles above against the photo and fix the typed line if needed.", lang))

@@ -14,7 +14,7 @@ import streamlit as st
 
 from app import components as ui
 from app import session, tile_profiles
-from app.editing import RACK_ROW, TableAndRack, keeps_fixes, not_added
+from app.editing import TableAndRack, keeps_fixes, not_added
 from app.photo_reading import InputSource, PhotoError, PhotoFailure, choose_input
 from app.photos import photo_notes, read_ahead, read_together, read_upload, same_table
 from app.rules_text import rules_summary
@@ -66,13 +66,6 @@ def next_revision() -> int:
     return revision
 
 
-def sure_tiles(reading: TableReading | None) -> tuple[Tile, ...]:
-    """The tiles of a reading the player left unmarked (read surely, or set by them)."""
-    if reading is None:
-        return ()
-    return tuple(reading.table_rack.chip(p).tile for p in reading.table_rack.places() if not reading.table_rack.chip(p).uncertain)
-
-
 def read_table(
     side: str, photo: bytes | None, text: str, current: TableReading | None, before: Sequence[Tile] = (),
 ) -> TableReading | None:
@@ -89,7 +82,7 @@ def read_table(
         if source is InputSource.PHOTO:
             with st.spinner(tr("Reading the photo…", lang)):
                 read = read_upload(photo, ReadingKind.TABLE, rules, lang)
-                if same_table(before, [c.tile for row in read.rows for c in row]):
+                if same_table(before, [c.tile for c in read.chips]):
                     read = read_together({ReadingKind.TABLE: read}, rules, on_table_before=before)[ReadingKind.TABLE]
                 reading = from_photo(read, ReadingKind.TABLE, next_revision(), inputs)
             if reading.tile_count == 0:
@@ -195,12 +188,6 @@ def needs_a_look(reading: TableReading) -> bool:
     return bool(reading.table_rack.uncertain_places) or bool(not_added(reading.table_rack, reading.offers))
 
 
-def legend_for(*readings: TableReading | None) -> None:
-    """The key to the marks the readings' tiles carry."""
-    chips = [r.table_rack.chip(p) for r in readings if r is not None for p in r.table_rack.places()]
-    ui.legend(lang, [k for k in ("uncertain", "corrected", "edited") if any(getattr(c, k) for c in chips)])
-
-
 # --- 1. the start of the turn ------------------------------------------------------------------
 
 st.subheader(tr("1. The table at the start of the turn", lang))
@@ -220,7 +207,7 @@ if start is None:
     st.stop()
 with st.expander(tr("Recorded start of the turn ({count} tiles)", lang, count=start.tile_count), expanded=needs_a_look(start)):
     ui.show_html(melds_html(start.table_rack.melds, lang))
-    legend_for(start)
+    ui.reading_legend(start.table_rack.chips, lang)
     show_photo(start)
     fix_reading("start", start)
 
@@ -241,9 +228,9 @@ opened = st.toggle(tr("The player had made the initial meld before this turn", l
 
 if st.button(tr("Check the turn", lang), type="primary", key="turn_check"):
     before: TurnEnd | None = session.get(TURN_END)
-    end = read_table("end", end_photo, end_text, before.table if before else None, sure_tiles(start))
+    end = read_table("end", end_photo, end_text, before.table if before else None, start.table_rack.sure_table_tiles)
     try:
-        rack = read_rack(rack_photo, rack_text, before.rack if before else None, sure_tiles(start))
+        rack = read_rack(rack_photo, rack_text, before.rack if before else None, start.table_rack.sure_table_tiles)
     except PhotoError as err:
         st.error(ui.plain(tr("The rack photo cannot be read: {reason}", lang, reason=error_text(err, lang))))
         end = None
@@ -301,7 +288,7 @@ for side, reading, caption in (
         continue
     st.markdown(f"**{caption}**")
     ui.show_html(melds_html(reading.table_rack.melds, lang, marked))
-    legend_for(reading)
+    ui.reading_legend(reading.table_rack.chips, lang)
     if reading.photo_jpeg is not None:
         show_photo(reading, highlight(reading.photo_jpeg, spot_boxes(reading, spots, side)))
 
@@ -311,8 +298,8 @@ if end.photo_jpeg is not None:
 if result.rack is not None and result.rack.photo_jpeg is not None:
     rack = result.rack
     st.markdown(f"**{tr('Rack as read', lang)}**")
-    ui.show_html(ui.row_html(tr("Rack", lang), [ui.reading_chip_html(rack.table_rack.chip((RACK_ROW, i)), lang) for i in range(len(rack.rack))]))
-    legend_for(rack)
+    ui.show_html(ui.row_html(tr("Rack", lang), [ui.reading_chip_html(c, lang) for c in rack.table_rack.rack]))
+    ui.reading_legend(rack.table_rack.chips, lang)
     with st.expander(tr("Fix a tile of the rack", lang), expanded=needs_a_look(rack)):
         show_photo(rack)
         fix_reading("rack", rack)
