@@ -297,6 +297,33 @@ def test_see_tiles_drops_what_the_detector_and_the_reader_each_half_believe(monk
         pipeline.SeenTiles(seen.detections, seen.views, seen.reading, seen.dropped)
 
 
+def test_see_tiles_drops_a_box_whose_body_is_unlike_every_other_tiles(monkeypatch):
+    """A patch of wood the detector and the reader are both sure of is left out (and kept among the
+    dropped boxes, to offer) when the photo's sure tiles are ivory: the rule vision.read applies."""
+    import vision.detector as detector
+    import vision.pipeline as pipeline
+    import vision.reader as reader
+    from tests.test_tile_likeness import IVORY, _crop
+    from vision.ink_colour import INK_MARGIN
+    from vision.reader import CropReading
+    from vision.tile_likeness import LIKENESS, MIN_REFERENCE_TILES
+
+    assert not LIKENESS.is_off
+    n = MIN_REFERENCE_TILES + 2
+    boxes = np.array([[50 * i, 0, 50 * i + 40, 60] for i in range(n)], np.float32)
+    crops = np.stack([_crop(IVORY, seed=i) for i in range(n - 1)] + [_crop((60, 110, 150))])
+    views = np.repeat(crops[None], INK_MARGIN + 1, axis=0)
+    probs = one_hot(*[f"red-{i + 1}" for i in range(n - 1)], "joker")
+    monkeypatch.setattr(detector, "detect_tiles", lambda photo, weights=None: Detections(boxes, np.full(n, 0.95, np.float32)))
+    monkeypatch.setattr(reader, "load_reader", lambda weights=None: type("R", (), {"imgsz": 64})())
+    monkeypatch.setattr(reader, "crop_views", lambda photo, b, size: views)
+    monkeypatch.setattr(reader, "read_views", lambda v, r: CropReading(probs, np.full(n, 0.99), np.eye(n, dtype=np.float32)))
+    seen = pipeline.see_tiles(np.zeros((60, 50 * n, 3), np.uint8))
+    assert seen.detections.boxes.tolist() == boxes[:-1].tolist()
+    assert seen.dropped.boxes.tolist() == boxes[[-1]].tolist()
+    assert seen.dropped_reading.probs.argmax(axis=1).tolist() == [parse_tile("joker").index]
+
+
 def test_read_keeps_the_boxes_it_left_out_and_annotate_dashes_them(monkeypatch):
     """A box dropped as probably no tile is not a tile of the reading, but stays in it as a doubtful
     box (in photo pixels), drawn dashed on the annotated photo; a photo without any draws none."""

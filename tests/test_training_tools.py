@@ -203,13 +203,21 @@ def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
     assert {t.name for t in TEST_SETS if t.is_test} == {
         "held-out-editions", "held-out-phone", "held-out-games", "okey-tiles", "closeup-racks", "distractors", "rack-ends",
     }
-    assert {t.name for t in TEST_SETS if t.recipe.rack_ends > 0} == {"rack-ends"}  # the others keep their scenes
+    # the others keep their scenes; the sets a rule against non-tiles is chosen on show rack ends too
+    assert {t.name for t in TEST_SETS if t.recipe.rack_ends > 0} == {"rack-ends", "selection-distractors", "selection-distractors-phone"}
     assert {t.name for t in TEST_SETS if t.recipe.one_set} == {"held-out-games"}  # likewise
     held_out = {t.name: t.recipe for t in TEST_SETS if set(t.recipe.editions) & (HELD_OUT | SIBLING_GAMES)}
     assert set(held_out) == {"held-out-editions", "held-out-phone", "held-out-games", "okey-tiles"}  # and no other set shows them
     selection = {t.name: t for t in TEST_SETS if t.selects_models}
     assert set(selection) == {"selection", "selection-phone", "selection-unseen"}
     assert not any(t.is_test for t in selection.values())
+    # The sets a rule against non-tiles is chosen on: neither tests, nor selection, nor calibration sets.
+    guards = {t.name: t for t in TEST_SETS if t.guards_non_tiles}
+    assert set(guards) == {"selection-distractors", "selection-distractors-phone"}
+    assert not any(t.is_test or t.selects_models for t in guards.values())
+    from training.calibrate import CALIBRATION_SETS
+    assert set(CALIBRATION_SETS) == {"calibration", "calibration-phone"}
+    assert {t.seed for t in guards.values()}.isdisjoint({t.seed for t in TEST_SETS if t.name not in guards})
     # The selection-only edition: in the unseen selection set and in no other set.
     unseen = {t.name for t in TEST_SETS if set(t.recipe.editions) & SELECTION_ONLY}
     assert unseen == {"selection-unseen"} and set(selection["selection-unseen"].recipe.editions) == SELECTION_ONLY
@@ -385,22 +393,64 @@ def _counting_models(tmp_path, monkeypatch):
 def _same(one, other) -> bool:
     return (np.array_equal(one.found.boxes, other.found.boxes) and np.array_equal(one.found.confidences, other.found.confidences)
             and np.array_equal(one.probs, other.probs) and np.array_equal(one.not_tile, other.not_tile) and one.shape == other.shape
-            and np.array_equal(one.inks, other.inks))
+            and np.array_equal(one.inks, other.inks) and np.array_equal(one.bodies, other.bodies))
 
 
-def test_see_photo_keeps_each_boxs_ink_and_reads_it_again_only_when_inks_are_read_another_way(tmp_path, monkeypatch):
+@pytest.mark.parametrize("method, field", [("INK_METHOD", "inks"), ("BODY_METHOD", "bodies")])
+def test_see_photo_keeps_each_boxs_ink_and_body_and_reads_one_again_only_when_it_is_read_another_way(
+    tmp_path, monkeypatch, method, field
+):
     calls, _, read = _counting_models(tmp_path, monkeypatch)
     loads = []
     photo = np.zeros((20, 40, 3), np.uint8)
-    photo[:, 12:] = (200, 60, 20)  # the second box lies on blue
+    photo[:, 12:] = (60, 110, 150)  # the second box lies on wood
     monkeypatch.setattr("vision.images.load_image", lambda path: loads.append(path) or photo)
     first = read("a")
-    assert first.inks.shape == (2, 3) and len(loads) == 1
+    assert first.inks.shape == first.bodies.shape == (2, 3) and len(loads) == 1
+    assert first.bodies[1, 2] > first.bodies[0, 2] + 20  # wood is yellower than black
     assert _same(read("a"), first) and len(loads) == 1  # all from the cache: the photo is not even opened
-    monkeypatch.setattr("training.evaluate_suite.INK_METHOD", "read another way")
+    monkeypatch.setattr(f"training.evaluate_suite.{method}", "read another way")
     again = read("a")
-    assert len(loads) == 2 and calls == ["detect", "a"]  # the inks alone were read again
-    assert np.array_equal(again.inks, first.inks)
+    assert len(loads) == 2 and calls == ["detect", "a"]  # that one alone was read again
+    assert _same(again, first)
+
+
+def test_the_evaluation_drops_a_box_unlike_the_photos_tiles_as_the_pipeline_does():
+    from tests.test_tile_likeness import RULE, _crop
+    from training.evaluate_suite import SeenPhoto, decide_photo
+    from vision.ink_colour import body_colours
+    from vision.tile_likeness import MIN_REFERENCE_TILES, NO_LIKENESS
+
+    n = MIN_REFERENCE_TILES + 2
+    bodies = body_colours(np.stack([_crop((222, 230, 232), seed=i) for i in range(n - 1)] + [_crop((60, 110, 150))]))
+    probs = np.eye(53)[[parse_tile(f"k{i + 1}").index for i in range(n)]]
+    boxes = np.array([[50 * i, 0, 50 * i + 40, 56] for i in range(n)], np.float32)
+    seen = SeenPhoto(Detections(boxes, np.full(n, 0.95, np.float32)), probs, np.zeros(n), (60, 50 * n), None, bodies)
+    assert decide_photo(seen, "rack", likeness=RULE).dropped_boxes.tolist() == boxes[[-1]].tolist()
+    assert decide_photo(seen, "rack", likeness=NO_LIKENESS).dropped == 0
+    assert decide_photo(replace(seen, bodies=None), "rack", likeness=RULE).dropped == 0  # bodies not known: nothing held
+
+
+def test_errors_are_weighed_as_the_rule_against_non_tiles_says():
+    from training.evaluate_suite import weighed_errors, weighed_overview
+    from training.testsets import NON_TILE_RULE
+
+    report = {"tiles": 100, "tiles_right": 90, "non_tiles_read_as_tiles": 3, "non_tiles_shown_as_sure": 1,
+              "reliability": {"right": 90, "right_flagged_share": 0.2}}
+    assert NON_TILE_RULE["non_tile_read"] > NON_TILE_RULE["tile_not_read_right"]  # a phantom costs more than a miss
+    assert weighed_errors(report) == pytest.approx(10 + 4 * 3 + 4 * 1 + 0.1 * 18)
+    assert weighed_errors(report, {**NON_TILE_RULE, "non_tile_sure": 0.0}) == pytest.approx(10 + 12 + 1.8)
+    none_right = {**report, "reliability": {"right": 0, "right_flagged_share": None}}
+    assert weighed_errors(none_right) == pytest.approx(26)
+    assert weighed_overview({"a": report, "b": none_right}).endswith("a 27.8, b 26.0; all 53.8")
+
+
+def test_the_evaluation_refuses_a_likeness_rule_that_makes_no_sense(capsys):
+    from training.evaluate_suite import main
+
+    with pytest.raises(SystemExit):
+        main(["--sets", "selection", "--max-body-step", "0"])
+    assert "body step" in capsys.readouterr().err
 
 
 def test_the_evaluation_weighs_colours_by_the_photos_inks_as_the_pipeline_does():

@@ -48,7 +48,7 @@ __all__ = [
 ]
 
 #: The sets tuned on (never reported as tests).
-CALIBRATION_SETS = tuple(t.name for t in TEST_SETS if not t.is_test and not t.selects_models)
+CALIBRATION_SETS = tuple(t.name for t in TEST_SETS if not t.is_test and not t.selects_models and not t.guards_non_tiles)
 #: An edition no model was trained on (a selection set: thresholds, like models, are chosen there, never on a test set).
 UNSEEN_SETS = ("selection-unseen",)
 THRESHOLDS = tuple(round(float(t), 3) for t in np.arange(0.5, 0.996, 0.01))

@@ -36,13 +36,14 @@ from training.error_breakdown import SIZE_BANDS as TILE_SIZE_BANDS
 from training.error_breakdown import ErrorKind, error_counts, errors_by_size, format_breakdown, size_band, tile_errors
 from training.metrics import PRF, Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
-from training.testsets import ALL_SETS, DEFAULT_OUT
+from training.testsets import ALL_SETS, DEFAULT_OUT, NON_TILE_RULE
 from training.tile_reading import load_any_reader, read_boxes, reader_source
 from vision.decoding import DEFAULT_SETTINGS, DecodingSettings
 from vision.detections import Detections, box_iou, box_overlap
-from vision.ink_colour import INK_MARGIN, INK_METHOD, ink_directions, weigh_colours
+from vision.ink_colour import BODY_METHOD, INK_MARGIN, INK_METHOD, body_colours, ink_directions, weigh_colours
 from vision.left_out import left_out_tiles
 from vision.pipeline import MIN_TILE_PROB, build_reading, decode_with_inks, kept_as_tiles
+from vision.tile_likeness import LIKENESS, TileLikeness
 from vision.reading import ReadingKind
 
 #: Scale bands: a tile's longer side as a share of the photo's longer side.
@@ -142,6 +143,9 @@ class SeenPhoto:
     #: (n, 3) each detection's ink direction (:func:`vision.ink_colour.ink_directions`); None: not
     #: known, and colours are read without the photo's inks.
     inks: np.ndarray | None = None
+    #: (n, 3) each detection's body in CIELAB (:func:`vision.ink_colour.body_colours`); None: not
+    #: known, and no box is held against the photo's other tiles (:mod:`vision.tile_likeness`).
+    bodies: np.ndarray | None = None
 
 
 def _stamp(path: str | Path) -> str | None:
@@ -201,6 +205,8 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
     detector_key, reader_key = f"{detector_key}|{photo_key}", f"{reader_key}|{photo_key}"
     ink_file = cache / "inks" / _cache_name(image_path)
     ink_key = f"{detector_key}|{CROP_METHOD}|{INK_METHOD}"
+    body_file = cache / "bodies" / _cache_name(image_path)
+    body_key = f"{detector_key}|{CROP_METHOD}|{BODY_METHOD}"
     saved = _load(found_file, detector_key)
     found = None if saved is None else (Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"]))
     image = None
@@ -213,12 +219,17 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
         image = load_image(image_path) if image is None else image
         inks = {"directions": inks_of(image, found[0])}
         _save(ink_file, directions=inks["directions"], key=ink_key)
+    bodies = _load(body_file, body_key)
+    if bodies is None:
+        image = load_image(image_path) if image is None else image
+        bodies = {"bodies": bodies_of(image, found[0])}
+        _save(body_file, bodies=bodies["bodies"], key=body_key)
     read = _load(read_file, reader_key)
     if read is None:
         image = load_image(image_path) if image is None else image
         read = dict(zip(("probs", "not_tile"), read_found(image, found[0], reader)))
         _save(read_file, probs=read["probs"], not_tile=read["not_tile"], key=reader_key)
-    return SeenPhoto(found[0], read["probs"], read["not_tile"], found[1], inks["directions"])
+    return SeenPhoto(found[0], read["probs"], read["not_tile"], found[1], inks["directions"], bodies["bodies"])
 
 
 def _save(path: Path, **arrays) -> None:
@@ -246,33 +257,43 @@ def read_found(image: np.ndarray, found: Detections, reader) -> tuple[np.ndarray
     return read_boxes(image, found.boxes, reader)
 
 
-def inks_of(image: np.ndarray, found: Detections) -> np.ndarray:
-    """(n, 3) the ink direction of every detected box, cut as :func:`vision.read` cuts it for its ink."""
+def _ink_crops(image: np.ndarray, found: Detections) -> np.ndarray:
+    """Every detected box cut as :func:`vision.read` cuts it for its ink and body."""
     from vision.crops import CROP_SIZE, crop_tiles
     from vision.reader import READ_PADS
 
-    if not len(found):
-        return np.zeros((0, 3))
-    return ink_directions(crop_tiles(image, found.boxes, CROP_SIZE, READ_PADS[INK_MARGIN]))
+    return crop_tiles(image, found.boxes, CROP_SIZE, READ_PADS[INK_MARGIN])
+
+
+def inks_of(image: np.ndarray, found: Detections) -> np.ndarray:
+    """(n, 3) the ink direction of every detected box (:func:`vision.ink_colour.ink_directions`)."""
+    return ink_directions(_ink_crops(image, found)) if len(found) else np.zeros((0, 3))
+
+
+def bodies_of(image: np.ndarray, found: Detections) -> np.ndarray:
+    """(n, 3) the body of every detected box in CIELAB (:func:`vision.ink_colour.body_colours`)."""
+    return body_colours(_ink_crops(image, found)) if len(found) else np.zeros((0, 3))
 
 
 def see_image(image: np.ndarray, detector: Path | None, reader) -> SeenPhoto:
     """Detect the tiles of a BGR photo and read every box."""
     found = detect_image(image, detector)
     probs, not_tile = read_found(image, found, reader)
-    return SeenPhoto(found, probs, not_tile, image.shape[:2], inks_of(image, found))
+    return SeenPhoto(found, probs, not_tile, image.shape[:2], inks_of(image, found), bodies_of(image, found))
 
 
 def decide_photo(
-    seen: SeenPhoto, kind: str, settings: DecodingSettings = DEFAULT_SETTINGS, min_tile_prob: float = MIN_TILE_PROB
+    seen: SeenPhoto, kind: str, settings: DecodingSettings = DEFAULT_SETTINGS, min_tile_prob: float = MIN_TILE_PROB,
+    likeness: TileLikeness = LIKENESS,
 ) -> PhotoReading:
-    """Drop the boxes more likely not tiles, group the rest as the layout does, decode as :func:`vision.read`
+    """Drop the boxes more likely not tiles, or unlike the photo's sure tiles where their bodies are
+    known (:mod:`vision.tile_likeness`), group the rest as the layout does, decode as :func:`vision.read`
     decodes without a profile: each colour weighed by the photo's own inks where its ink directions
     are known (:func:`vision.ink_colour.weigh_colours`), and what the inks alone change or make sure
     held in doubt (:attr:`vision.pipeline.InkedDecoding.ink_doubt`)."""
     from vision.meld_grouping import group_into_melds
 
-    keep = kept_as_tiles(seen.found, 1.0 - seen.not_tile, min_tile_prob)
+    keep = kept_as_tiles(seen.found, 1.0 - seen.not_tile, min_tile_prob, seen.bodies, likeness)
     kept: Detections = seen.found[np.flatnonzero(keep)]
     probs = seen.probs[keep]
     tile_prob = 1.0 - seen.not_tile[keep]
@@ -296,9 +317,9 @@ def decide_photo(
 
 def read_photo(
     image: np.ndarray, kind: str, detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
-    min_tile_prob: float = MIN_TILE_PROB,
+    min_tile_prob: float = MIN_TILE_PROB, likeness: TileLikeness = LIKENESS,
 ) -> PhotoReading:
-    return decide_photo(see_image(image, detector, reader), kind, settings, min_tile_prob)
+    return decide_photo(see_image(image, detector, reader), kind, settings, min_tile_prob, likeness)
 
 
 def scale_band(box: np.ndarray, longer_side: int) -> str:
@@ -417,13 +438,14 @@ def with_photo_colour(seen: SeenPhoto, image_path: Path, weight: float) -> SeenP
 def evaluate_set(
     photos: Sequence[TestPhoto], detector: Path | None, reader, settings: DecodingSettings = DEFAULT_SETTINGS,
     min_tile_prob: float = MIN_TILE_PROB, cache: Path | None = None, ink_weight: float = 0.0,
+    likeness: TileLikeness = LIKENESS,
 ) -> dict:
     totals = new_totals()
     errors = []
     distractors = 0
     for photo in photos:
         seen = with_photo_colour(see_photo(photo.image_path, detector, reader, cache), photo.image_path, ink_weight)
-        reading = decide_photo(seen, photo.kind, settings, min_tile_prob)
+        reading = decide_photo(seen, photo.kind, settings, min_tile_prob, likeness)
         misreads = score_photo(photo, reading, seen.shape, totals)
         distractors += len(photo.distractors)
         if misreads["missing"] or misreads["extra"]:
@@ -538,6 +560,23 @@ def overview(report: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
+def weighed_errors(r: dict, rule: dict[str, float] = NON_TILE_RULE) -> float:
+    """One set's errors weighed as a setting against non-tiles is chosen (:data:`training.testsets.NON_TILE_RULE`):
+    tiles not read right, non-tiles read as tiles and those of them shown as sure, right tiles flagged."""
+    rel = r["reliability"]
+    right_flagged = round(rel["right"] * (rel["right_flagged_share"] or 0.0))
+    return (rule["tile_not_read_right"] * (r["tiles"] - r["tiles_right"]) + rule["non_tile_read"] * r["non_tiles_read_as_tiles"]
+            + rule["non_tile_sure"] * r["non_tiles_shown_as_sure"] + rule["right_tile_flagged"] * right_flagged)
+
+
+def weighed_overview(report: dict[str, dict]) -> str:
+    """The sets' weighed errors (:func:`weighed_errors`) and their sum: the line a setting against
+    non-tiles is chosen by."""
+    each = {name: weighed_errors(r) for name, r in report.items()}
+    return ("weighed errors (training.testsets.NON_TILE_RULE): " + ", ".join(f"{n} {v:.1f}" for n, v in each.items())
+            + f"; all {sum(each.values()):.1f}")
+
+
 def pooled(reports) -> PRF:
     """Tile precision, recall and F1 over several sets' tiles together (how a checkpoint is chosen on the
     selection sets: each tile counts once, so a big set weighs more than a small one)."""
@@ -573,10 +612,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--joker-uncertain-below", type=float, help="the jokers' own threshold (default: the shipped rule)")
     parser.add_argument("--min-tile-prob", type=float, default=MIN_TILE_PROB,
                         help="drop a box whose detector confidence x the reader's tile probability is under this (0: never)")
+    parser.add_argument("--max-body-step", type=float, default=LIKENESS.max_body_step,
+                        help="drop a box whose body stands further than this from the photo's sure tiles' in CIELAB a*b* "
+                             "(vision.tile_likeness; inf: never)")
+    parser.add_argument("--min-area-share", type=float, default=LIKENESS.min_area_share,
+                        help="drop a box under this share of the photo's sure tiles' median area (vision.tile_likeness; 0: never)")
     parser.add_argument("--ink-weight", type=float, default=0.0,
                         help="read colour relative to the photo with this weight (training.photo_colour; 0: off, as shipped)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
     args = parser.parse_args(argv)
+    try:
+        likeness = TileLikeness(args.max_body_step, args.min_area_share)
+    except ValueError as exc:
+        parser.error(str(exc))
     reader = load_any_reader(args.reader)
     settings = DEFAULT_SETTINGS
     if args.uncertain_below is not None:
@@ -590,10 +638,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         except (FileNotFoundError, ValueError) as exc:
             print(f"{name}: skipped ({exc})")
             continue
-        report[name] = evaluate_set(photos, args.detector, reader, settings, args.min_tile_prob, args.cache, args.ink_weight)
+        report[name] = evaluate_set(photos, args.detector, reader, settings, args.min_tile_prob, args.cache, args.ink_weight,
+                                    likeness)
         print(summary(name, report[name]), flush=True)
     if report:
-        print("\n" + overview(report))
+        print("\n" + overview(report) + "\n\n" + weighed_overview(report))
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))
     return 0

@@ -1,6 +1,7 @@
 """The colour of a tile's ink against its own body, and the four inks of a player's set.
 
     ink_directions(crops) -> (n, 3)             each crop's ink: its CIELAB step away from the body
+    body_colours(crops) -> (n, 3)               each crop's body in CIELAB
     InkModel.fit(directions, colours)            the four inks as a calibration photo showed them
     InkModel.of_samples(samples) -> model|None   the same from a profile's tiles (None: too few)
     shows_every_ink(tiles) -> bool              whether tiles are enough for that
@@ -47,13 +48,15 @@ if TYPE_CHECKING:
     from vision.profiles import TileSample
 
 __all__ = [
-    "ink_directions", "shows_every_ink", "InkModel", "photo_inks", "weigh_colours", "INK_MARGIN", "INK_METHOD",
+    "ink_directions", "body_colours", "shows_every_ink", "InkModel", "photo_inks", "weigh_colours", "INK_MARGIN", "INK_METHOD", "BODY_METHOD",
     "INNER", "BODY_PERCENTILE", "INK_SHARE", "WEIGHT", "FLOOR", "MIN_PER_COLOUR", "PHOTO_SURE",
 ]
 
 #: Names the way an ink is read, so that directions cached under another way are not reused
 #: (``training.evaluate --cache``).
 INK_METHOD = "ink-direction-1"
+#: The same for a tile's body (:func:`body_colours`).
+BODY_METHOD = "body-1"
 #: The margin (index into :data:`vision.reader.READ_PADS`) of the crop the ink is read from: the box
 #: alone, with no margin (a test holds the two together; OpenCV is not imported here, so that
 #: profiles load without it).
@@ -87,8 +90,8 @@ _KIND_COLOUR = np.array([
 ])
 
 
-def ink_directions(crops: np.ndarray) -> np.ndarray:
-    """(n, 3) unit steps in CIELAB (L, a, b) from each crop's body to its ink; crops (n, s, s, 3) uint8 BGR."""
+def _middle_lab(crops: np.ndarray) -> np.ndarray:
+    """(n, pixels, 3) CIELAB (L 0-100) of each crop's middle (:data:`INNER`); crops (n, s, s, 3) uint8 BGR."""
     import cv2
 
     crops = np.asarray(crops)
@@ -96,16 +99,36 @@ def ink_directions(crops: np.ndarray) -> np.ndarray:
         raise ValueError(f"expected square BGR crops (n, s, s, 3), got shape {crops.shape}")
     n, side = crops.shape[:2]
     if n == 0:
-        return np.zeros((0, 3))
+        return np.zeros((0, 1, 3))
     cut = min(int(round(side * INNER)), (side - 1) // 2)  # a pixel at least is left
     middle = np.ascontiguousarray(crops[:, cut : side - cut, cut : side - cut])
     rows = middle.shape[1]
     lab = cv2.cvtColor(middle.reshape(n * rows, -1, 3).astype(np.float32) / 255.0, cv2.COLOR_BGR2LAB)
-    lab = lab.reshape(n, -1, 3).astype(np.float64)
+    return lab.reshape(n, -1, 3).astype(np.float64)
+
+
+def _body_of(lab: np.ndarray) -> np.ndarray:
+    """(n, 3) the body of each crop's middle: the median of its pixels at least :data:`BODY_PERCENTILE` bright."""
+    if not len(lab):
+        return np.zeros((0, 3))
     lightness = lab[..., 0]
     bright = lightness >= np.percentile(lightness, BODY_PERCENTILE, axis=1, keepdims=True)
-    body = np.nanmedian(np.where(bright[..., None], lab, np.nan), axis=1)
-    step = lab - body[:, None, :]
+    return np.nanmedian(np.where(bright[..., None], lab, np.nan), axis=1)
+
+
+def body_colours(crops: np.ndarray) -> np.ndarray:
+    """(n, 3) CIELAB (L 0-100, a, b) of each crop's body, the brighter part of its middle; crops
+    (n, s, s, 3) uint8 BGR. The body an ink is read against (:func:`ink_directions`), and what
+    :mod:`vision.tile_likeness` holds against the photo's other tiles."""
+    return _body_of(_middle_lab(crops))
+
+
+def ink_directions(crops: np.ndarray) -> np.ndarray:
+    """(n, 3) unit steps in CIELAB (L, a, b) from each crop's body to its ink; crops (n, s, s, 3) uint8 BGR."""
+    lab = _middle_lab(crops)
+    if not len(lab):
+        return np.zeros((0, 3))
+    step = lab - _body_of(lab)[:, None, :]
     distance = np.linalg.norm(step, axis=2)
     k = min(distance.shape[1], max(MIN_INK_PIXELS, int(INK_SHARE * distance.shape[1])))
     furthest = np.argpartition(-distance, k - 1, axis=1)[:, :k]

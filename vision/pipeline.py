@@ -22,13 +22,14 @@ from solver.tiles import NUM_KINDS, Tile
 from vision.decoding import DEFAULT_SETTINGS, Decoding, DecodingSettings, decode
 from vision.detections import Detections
 from vision.images import load_image
-from vision.ink_colour import INK_MARGIN, ink_directions, weigh_colours
+from vision.ink_colour import INK_MARGIN, body_colours, ink_directions, weigh_colours
 from vision.profiles import TileProfile, TileSample
 from vision.reader import CropReading
 from vision.left_out import left_out_tiles
 from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile, alternatives
 from vision.session_memory import SessionMemory
 from vision.sharpness import photo_blur
+from vision.tile_likeness import LIKENESS, MIN_REFERENCE_TILES, REFERENCE_TILE_PROB, TileLikeness
 
 ImageSource = str | Path | bytes | BinaryIO | np.ndarray
 
@@ -44,10 +45,9 @@ MIN_TILE_PROB = 0.5
 #: familiar photo (:func:`photo_relative_confidence`); never lowered, so a familiar photo reads as
 #: before. Chosen on the selection and calibration sets (``models/detector.md``, session 17).
 TYPICAL_TILE_CONFIDENCE = 0.8
-#: The boxes that say where a photo's tiles sit: those the reader calls a tile at least this surely...
-REFERENCE_TILE_PROB = 0.97
-#: ... and only where there are this many of them (fewer say little about the photo).
-MIN_REFERENCE_TILES = 5
+# The boxes that say where a photo's tiles sit are those that say what they look like
+# (vision.tile_likeness.REFERENCE_TILE_PROB, and only where there are MIN_REFERENCE_TILES of them).
+
 #: A box more than this many times as long as it is wide is no tile to read, whatever the models
 #: say: a tile's face is about 1.4 times as tall as wide, and one cut by the frame or seen so
 #: slanted that it is a third as wide as long shows no number. The longest readable tile of every
@@ -325,18 +325,26 @@ def tile_shaped(found: Detections) -> np.ndarray:
     return np.maximum(widths, heights) <= MAX_TILE_ASPECT * np.minimum(widths, heights)
 
 
-def kept_as_tiles(found: Detections, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB) -> np.ndarray:
-    """Mask of one photo's detections kept as tiles: tile-shaped (:func:`tile_shaped`), and the
+def kept_as_tiles(
+    found: Detections, tile_prob: np.ndarray, min_prob: float = MIN_TILE_PROB, bodies: np.ndarray | None = None,
+    likeness: TileLikeness = LIKENESS,
+) -> np.ndarray:
+    """Mask of one photo's detections kept as tiles: tile-shaped (:func:`tile_shaped`), the
     detector's confidence, relative to the photo (:func:`photo_relative_confidence`), x the
-    reader's P(tile) >= ``min_prob``."""
+    reader's P(tile) >= ``min_prob``, and, where their ``bodies`` are known
+    (:func:`vision.ink_colour.body_colours`), not unlike the photo's sure tiles (:mod:`vision.tile_likeness`)."""
     relative = photo_relative_confidence(found.confidences, tile_prob)
-    return (relative * np.asarray(tile_prob, np.float64) >= min_prob) & tile_shaped(found)
+    keep = (relative * np.asarray(tile_prob, np.float64) >= min_prob) & tile_shaped(found)
+    if bodies is not None:
+        keep &= ~likeness.unlike(bodies, found.areas, tile_prob)
+    return keep
 
 
 def see_tiles(
     photo: np.ndarray, *, detector_weights: str | Path | None = None, reader_weights: str | Path | None = None
 ) -> SeenTiles:
-    """Find the tiles and read each one; detections more likely not tiles are dropped (:func:`kept_as_tiles`)."""
+    """Find the tiles and read each one; detections more likely not tiles, or unlike the photo's
+    other tiles, are dropped (:func:`kept_as_tiles`)."""
     from vision.detector import find_tiles
     from vision.reader import crop_views, load_reader, read_views
 
@@ -344,7 +352,7 @@ def see_tiles(
     found = find_tiles(photo, weights=detector_weights)
     views = crop_views(photo, found.boxes, reader.imgsz)
     seen = read_views(views, reader)
-    keep = kept_as_tiles(found, seen.tile_prob)
+    keep = kept_as_tiles(found, seen.tile_prob, bodies=body_colours(views[INK_MARGIN]))
     return SeenTiles(
         found[keep], views[:, keep], _reading_of(seen, keep), found[~keep], _reading_of(seen, ~keep), views[:, ~keep]
     )
