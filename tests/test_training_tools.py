@@ -202,12 +202,14 @@ def test_test_sets_are_seeded_and_refuse_unknown_names(tmp_path):
 
     assert {t.name for t in TEST_SETS if t.is_test} == {
         "held-out-editions", "held-out-phone", "held-out-games", "okey-tiles", "closeup-racks", "distractors", "rack-ends",
+        "confirm-distractors", "confirm-held-out-phone",
     }
     # the others keep their scenes; the sets a rule against non-tiles is chosen on show rack ends too
     assert {t.name for t in TEST_SETS if t.recipe.rack_ends > 0} == {"rack-ends", "selection-distractors", "selection-distractors-phone"}
     assert {t.name for t in TEST_SETS if t.recipe.one_set} == {"held-out-games"}  # likewise
     held_out = {t.name: t.recipe for t in TEST_SETS if set(t.recipe.editions) & (HELD_OUT | SIBLING_GAMES)}
-    assert set(held_out) == {"held-out-editions", "held-out-phone", "held-out-games", "okey-tiles"}  # and no other set shows them
+    assert set(held_out) == {"held-out-editions", "held-out-phone", "held-out-games", "okey-tiles", "confirm-held-out-phone"}  # and no other set shows them
+    assert len({t.seed for t in TEST_SETS}) == len(TEST_SETS)  # every set its own photos
     selection = {t.name: t for t in TEST_SETS if t.selects_models}
     assert set(selection) == {"selection", "selection-phone", "selection-unseen"}
     assert not any(t.is_test for t in selection.values())

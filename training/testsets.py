@@ -53,6 +53,9 @@ _TRAINING_MIXED = SceneRecipe(kinds=(("table", 0.35), ("rack", 0.15), ("closeup"
                               editions=_TRAINING, distractors=(0, 4))
 
 
+_DISTRACTOR_SCENES = SceneRecipe(kinds=(("table", 0.6), ("rack", 0.2), ("grid", 0.2)), editions=_TRAINING, distractors=(6, 10))
+
+
 @dataclass(frozen=True)
 class TestSet:
     name: str
@@ -105,12 +108,7 @@ TEST_SETS: tuple[TestSet, ...] = (
         9005,
     ),
     TestSet("closeup-racks", SceneRecipe(kinds=(("closeup", 1.0),), editions=_TRAINING, distractors=(0, 2)), 30, 9002),
-    TestSet(
-        "distractors",
-        SceneRecipe(kinds=(("table", 0.6), ("rack", 0.2), ("grid", 0.2)), editions=_TRAINING, distractors=(6, 10)),
-        30,
-        9003,
-    ),
+    TestSet("distractors", _DISTRACTOR_SCENES, 30, 9003),
     # Racks and close-ups with the rack's end caps beside the tiers (session 13): every rack photo a
     # player tried gained a phantom tile, the end of the rack read as a joker.
     TestSet(
@@ -145,6 +143,11 @@ TEST_SETS: tuple[TestSet, ...] = (
     ),
     TestSet("selection-distractors-phone", replace(_PHONE, distractors=(4, 10), rack_ends=1.0), 20, 9204,
             is_test=False, guards_non_tiles=True),
+    # Drawn afresh (session 45) to confirm a choice made where test sets had been read for the same
+    # candidate (session 44's wide-font reader): the distractor scenes' and the held-out editions'
+    # phone recipes at new seeds. Test sets like the others: read once, after the choice.
+    TestSet("confirm-distractors", _DISTRACTOR_SCENES, 30, 9013),
+    TestSet("confirm-held-out-phone", replace(_PHONE, editions=_HELD_OUT), 20, 9014),
 )
 
 
