@@ -153,8 +153,11 @@ def test_the_threshold_is_chosen_on_both_calibration_sets_pooled_and_on_the_unse
     assert calibrate.UNSEEN_SETS == ("selection-unseen",)
     loaded, seen = [], []
 
-    def fake_outcomes(photos, detector, reader, cache):
+    gates = []
+
+    def fake_outcomes(photos, detector, reader, cache, min_tile_prob):
         seen.append(list(photos))
+        gates.append(min_tile_prob)
         if photos == ["selection-unseen"]:  # the unseen edition: a wrong tile read at 0.83
             return TileOutcomes(np.array([True, False, True]), np.array([0.99, 0.83, 0.9]), np.zeros(3), np.array([1, 2, 3]))
         return TileOutcomes(np.array([True, False, False]), np.array([0.95, 0.6, 0.72]), np.zeros(3), np.array([52, 3, 52]))
@@ -172,6 +175,9 @@ def test_the_threshold_is_chosen_on_both_calibration_sets_pooled_and_on_the_unse
     assert seen == [["calibration", "calibration-phone"], ["selection-unseen"]]
     out = capsys.readouterr().out
     assert "selection-unseen: 3 tiles, 1 wrong; alone 0.84" in out and "chosen uncertain_below 0.84" in out
+    assert set(gates) == {calibrate.MIN_TILE_PROB}  # behind the shipped gate unless told
+    calibrate.main(["--testsets", str(tmp_path), "--min-tile-prob", "0.4"])
+    assert gates[-2:] == [0.4, 0.4]
     calibrate.main(["--testsets", str(tmp_path), "--set", "held-out-phone"])
     assert "'held-out-phone', a test set" in capsys.readouterr().err
     calibrate.main(["--testsets", str(tmp_path), "--set", "selection"])

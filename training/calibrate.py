@@ -39,6 +39,7 @@ from training.evaluate_suite import MATCH_IOU, decide_photo, load_testset, see_p
 from training.metrics import match
 from training.testsets import DEFAULT_OUT, TEST_SETS
 from training.tile_reading import load_any_reader
+from vision.pipeline import MIN_TILE_PROB
 from vision.detections import Detections
 
 __all__ = [
@@ -79,11 +80,15 @@ class TileOutcomes:
         return np.zeros(len(self.right), bool) if self.doubted is None else np.asarray(self.doubted, bool)
 
 
-def tile_outcomes(photos, detector: Path | None, reader, cache: Path | None = None) -> TileOutcomes:
-    """The outcome of every tile read in ``photos`` (tiles read on hidden tiles left out)."""
+def tile_outcomes(
+    photos, detector: Path | None, reader, cache: Path | None = None, min_tile_prob: float = MIN_TILE_PROB
+) -> TileOutcomes:
+    """The outcome of every tile read in ``photos`` (tiles read on hidden tiles left out), behind the
+    gate ``min_tile_prob`` (:func:`training.evaluate_suite.decide_photo`)."""
     right, confidence, not_tile, labels, doubted = [], [], [], [], []
     for photo in photos:
-        reading, _ = without_hidden(photo, decide_photo(see_photo(photo.image_path, detector, reader, cache), photo.kind))
+        seen = see_photo(photo.image_path, detector, reader, cache)
+        reading, _ = without_hidden(photo, decide_photo(seen, photo.kind, min_tile_prob=min_tile_prob))
         pairs = match(Detections(reading.boxes, np.ones(len(reading.boxes), np.float32)), photo.boxes, MATCH_IOU)
         for i, label in enumerate(reading.labels):
             right.append(i in pairs and label == photo.labels[pairs[i]])
@@ -172,6 +177,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--target-wrong", type=float, default=0.9)
     parser.add_argument("--target-wrong-joker", type=float, default=1.0, help="share of the wrong jokers to flag")
     parser.add_argument("--json", type=Path, help="also write every tile's outcome here")
+    parser.add_argument("--min-tile-prob", type=float, default=MIN_TILE_PROB,
+                        help="the gate the tiles are read behind (training.evaluate's option of that name)")
     parser.add_argument("--cache", type=Path, help="reuse the detections and reader output saved here (training.evaluate --cache)")
     args = parser.parse_args(argv)
     selection = {t.name for t in TEST_SETS if t.selects_models}
@@ -186,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for names in (args.set, args.unseen):
         if names:
             photos = [photo for name in names for photo in load_testset(args.testsets / name)]
-            groups.append(tile_outcomes(photos, args.detector, reader, args.cache))
+            groups.append(tile_outcomes(photos, args.detector, reader, args.cache, args.min_tile_prob))
     outcomes = joined(groups)
     right, confidence, held = outcomes.right, outcomes.confidence, outcomes.held
     print(f"{len(right)} tiles read, {int((~right).sum())} wrong, {int(held.sum())} held in doubt whatever the threshold")
