@@ -88,7 +88,7 @@ def test_test_photos_can_be_drawn_as_another_held_out_set_draws_them():
     """--test-set: the photos follow that set's recipe (here its sizes, made small to be quick)."""
     from dataclasses import replace
 
-    assert set(ep.HELD_OUT_SETS) == {"held-out-editions", "held-out-phone", "held-out-games"}
+    assert set(ep.HELD_OUT_SETS) == {"held-out-editions", "held-out-phone", "held-out-games", "confirm-held-out-phone"}
     phone = replace(ep.HELD_OUT_SETS["held-out-phone"], photo_sizes=((800, 600),), closeup_sizes=((800, 450),))
     rng = np.random.default_rng(5)
     shapes = {ep.test_scene(edition("us-teal"), rng, recipe=phone).image.shape[:2] for _ in range(4)}
