@@ -445,9 +445,9 @@ def test_errors_are_weighed_as_the_rule_against_non_tiles_says():
 
     report = {"tiles": 100, "tiles_right": 90, "non_tiles_read_as_tiles": 3, "non_tiles_shown_as_sure": 1,
               "reliability": {"right": 90, "right_flagged_share": 0.2}}
-    assert NON_TILE_RULE["non_tile_read"] > NON_TILE_RULE["tile_not_read_right"]  # a phantom costs more than a miss
+    assert NON_TILE_RULE.non_tile_read > NON_TILE_RULE.tile_not_read_right  # a phantom costs more than a miss
     assert weighed_errors(report) == pytest.approx(10 + 4 * 3 + 4 * 1 + 0.1 * 18)
-    assert weighed_errors(report, {**NON_TILE_RULE, "non_tile_sure": 0.0}) == pytest.approx(10 + 12 + 1.8)
+    assert weighed_errors(report, replace(NON_TILE_RULE, non_tile_sure=0.0)) == pytest.approx(10 + 12 + 1.8)
     none_right = {**report, "reliability": {"right": 0, "right_flagged_share": None}}
     assert weighed_errors(none_right) == pytest.approx(26)
     assert weighed_overview({"a": report, "b": none_right}).endswith("a 27.8, b 26.0; all 53.8")

@@ -36,7 +36,7 @@ from training.error_breakdown import SIZE_BANDS as TILE_SIZE_BANDS
 from training.error_breakdown import ErrorKind, error_counts, errors_by_size, format_breakdown, size_band, tile_errors
 from training.metrics import PRF, Reliability, iou_spread, match, multiset_scores, prf
 from training.real_data import DEFAULT_REAL, load_real_split
-from training.testsets import ALL_SETS, DEFAULT_OUT, NON_TILE_RULE
+from training.testsets import ALL_SETS, DEFAULT_OUT, NON_TILE_RULE, ErrorWeights
 from training.tile_reading import load_any_reader, read_boxes, reader_source
 from vision.decoding import DEFAULT_SETTINGS, DecodingSettings
 from vision.detections import Detections, box_iou, box_overlap
@@ -560,13 +560,13 @@ def overview(report: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
-def weighed_errors(r: dict, rule: dict[str, float] = NON_TILE_RULE) -> float:
+def weighed_errors(r: dict, rule: ErrorWeights = NON_TILE_RULE) -> float:
     """One set's errors weighed as a setting against non-tiles is chosen (:data:`training.testsets.NON_TILE_RULE`):
     tiles not read right, non-tiles read as tiles and those of them shown as sure, right tiles flagged."""
     rel = r["reliability"]
     right_flagged = round(rel["right"] * (rel["right_flagged_share"] or 0.0))
-    return (rule["tile_not_read_right"] * (r["tiles"] - r["tiles_right"]) + rule["non_tile_read"] * r["non_tiles_read_as_tiles"]
-            + rule["non_tile_sure"] * r["non_tiles_shown_as_sure"] + rule["right_tile_flagged"] * right_flagged)
+    return (rule.tile_not_read_right * (r["tiles"] - r["tiles_right"]) + rule.non_tile_read * r["non_tiles_read_as_tiles"]
+            + rule.non_tile_sure * r["non_tiles_shown_as_sure"] + rule.right_tile_flagged * right_flagged)
 
 
 def weighed_overview(report: dict[str, dict]) -> str:

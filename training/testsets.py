@@ -73,15 +73,25 @@ class TestSet:
     guards_non_tiles: bool = False
 
 
+@dataclass(frozen=True)
+class ErrorWeights:
+    """What each kind of error counts for in :func:`training.evaluate_suite.weighed_errors`."""
+
+    tile_not_read_right: float = 1.0
+    non_tile_read: float = 4.0
+    non_tile_sure: float = 4.0
+    right_tile_flagged: float = 0.1
+
+
 #: The rule a setting against non-tiles read as tiles is chosen by, declared (session 45) before the
 #: ``guards_non_tiles`` sets were ever drawn: over those sets and the three selection sets pooled, a
 #: setting replaces the shipped one only when its weighed errors are fewer, the real validation split
 #: not regressing. A tile not read right (missed, dropped, misread) counts 1; a non-tile read as a tile
-#: 4 more (a phantom joker costs 30 points against a tile's 7 on average, the joker threshold's 30 : 7),
-#: and 4 more again when it is shown as sure (nothing asks the player to check it); a right tile
-#: flagged 0.1 (a glance and a tap). F1 counts a phantom as one error, which is how a reader that read
+#: 4 (a phantom joker costs 30 points against a tile's 7 on average, the joker threshold's 30 : 7),
+#: and 8 when it is shown as sure (nothing asks the player to check it); a right tile flagged 0.1
+#: (a glance and a tap). F1 counts a phantom as one error, which is how a reader that read
 #: more of them won on F1 in session 44.
-NON_TILE_RULE = {"tile_not_read_right": 1.0, "non_tile_read": 4.0, "non_tile_sure": 4.0, "right_tile_flagged": 0.1}
+NON_TILE_RULE = ErrorWeights()
 
 
 TEST_SETS: tuple[TestSet, ...] = (

@@ -48,8 +48,8 @@ if TYPE_CHECKING:
     from vision.profiles import TileSample
 
 __all__ = [
-    "ink_directions", "body_colours", "shows_every_ink", "InkModel", "photo_inks", "weigh_colours", "INK_MARGIN", "INK_METHOD", "BODY_METHOD",
-    "INNER", "BODY_PERCENTILE", "INK_SHARE", "WEIGHT", "FLOOR", "MIN_PER_COLOUR", "PHOTO_SURE",
+    "ink_directions", "body_colours", "shows_every_ink", "InkModel", "photo_inks", "weigh_colours", "INK_MARGIN",
+    "INK_METHOD", "BODY_METHOD", "INNER", "BODY_PERCENTILE", "INK_SHARE", "WEIGHT", "FLOOR", "MIN_PER_COLOUR", "PHOTO_SURE",
 ]
 
 #: Names the way an ink is read, so that directions cached under another way are not reused
