@@ -182,6 +182,8 @@ def test_the_threshold_is_chosen_on_both_calibration_sets_pooled_and_on_the_unse
     assert "'held-out-phone', a test set" in capsys.readouterr().err
     calibrate.main(["--testsets", str(tmp_path), "--set", "selection"])
     assert "'selection', a selection set" in capsys.readouterr().err
+    calibrate.main(["--testsets", str(tmp_path), "--set", "selection-distractors"])
+    assert "'selection-distractors', a set the rule against non-tiles is chosen on" in capsys.readouterr().err
     calibrate.main(["--testsets", str(tmp_path), "--unseen", "held-out-editions"])
     assert "'held-out-editions' is not a selection set" in capsys.readouterr().err
 

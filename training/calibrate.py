@@ -182,9 +182,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--cache", type=Path, help="reuse the detections and reader output saved here (training.evaluate --cache)")
     args = parser.parse_args(argv)
     selection = {t.name for t in TEST_SETS if t.selects_models}
+    guards = {t.name for t in TEST_SETS if t.guards_non_tiles}
     for name in sorted(set(args.set) - set(CALIBRATION_SETS)):
         why = ("a selection set: models chosen on it are then chosen on the threshold's photos" if name in selection
-               else "a test set: its figures are then no longer a test")
+               else "a set the rule against non-tiles is chosen on: that rule is then chosen on the threshold's photos"
+               if name in guards else "a test set: its figures are then no longer a test")
         print(f"note: calibrating on {name!r}, {why}", file=sys.stderr)
     for name in sorted(set(args.unseen) - selection):
         print(f"note: {name!r} is not a selection set: its figures are then no longer a test", file=sys.stderr)
