@@ -62,6 +62,17 @@ def test_a_box_whose_body_or_size_is_unlike_the_photos_tiles_is_unlike_them():
     assert NO_LIKENESS.is_off and not RULE.is_off
 
 
+def test_a_joker_with_a_large_coloured_face_keeps_its_ivory_body():
+    """An orange two-faced joker fills much of the crop's middle with its face; the body is the brighter
+    part around it, so the joker is like the photo's other tiles (a joker left out costs 30 points)."""
+    joker = _crop(IVORY, seed=7)
+    cv2.circle(joker, (32, 32), 12, (20, 120, 240), -1)  # a face a third of the middle across
+    bodies, areas, tile_prob, tiles = _photo([IVORY], [1100.0])
+    bodies[-1] = body_colours(joker[None])[0]
+    np.testing.assert_allclose(bodies[-1], bodies[0], atol=3.0)
+    assert not RULE.unlike(bodies, areas, tile_prob).any()
+
+
 def test_a_tile_in_a_shadow_is_darker_and_no_less_a_tile():
     bodies, areas, tile_prob, tiles = _photo([IVORY], [1100.0], light=[0.45])
     assert bodies[-1, 0] < bodies[0, 0] - 30  # far darker
