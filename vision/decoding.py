@@ -53,7 +53,9 @@ class DecodingSettings:
     #: ``python -m training.calibrate`` on the seeded calibration photos of the training editions
     #: (not a test set): the lowest threshold that flags 90 % of the wrong tiles read there *and* on
     #: an edition no model was trained on (``selection-unseen``; the training editions understate the
-    #: doubt on a set the reader never saw, which every player's set is). **0.89** with
+    #: doubt on a set the reader never saw, which every player's set is). **0.88** with
+    #: models/reader-wide-back.pt (session 45: the calibration sets alone 0.79, the unseen edition 0.88;
+    #: 92.7 % of wrong and 12.6 % of right tiles flagged on them all together). 0.89 with
     #: models/reader-phone.pt (session 40: the calibration sets alone 0.68, the unseen edition 0.89;
     #: 95.4 % of wrong and 15.4 % of right tiles flagged on them all together). 0.90 with
     #: models/reader-masked.pt (session 19: the calibration sets alone 0.69, the unseen edition
@@ -78,7 +80,7 @@ class DecodingSettings:
     #: their number hidden counted too: 90.6 % / 16.0 %); 0.65 with the stage-2 detector (90.1 % /
     #: 16.0 %); before the chance of no tile counted, 0.70 (90.1 % / 17.7 %); 0.77 with
     #: models/reader-editions.pt.
-    uncertain_below: float = 0.89
+    uncertain_below: float = 0.88
     #: A tile read as a joker is shown as sure only from this confidence up (and never below
     #: ``uncertain_below``). A phantom joker is the costliest misread — 30 points on a score sheet,
     #: and a suggested move built on a tile that is not there — and it is how the reader misreads
@@ -86,7 +88,8 @@ class DecodingSettings:
     #: saw all lack a number, as a joker does. Set by ``python -m training.calibrate`` from the
     #: threshold above: a joker may be wrong at most 7/30 as often as a tile (a tile's number is
     #: worth 7 on average, a joker costs 30), and every wrong joker of the calibration photos is
-    #: flagged. 0.98 from the general 0.89 with models/reader-phone.pt (session 40: 6 of 6 wrong
+    #: flagged. 0.98 from the general 0.88 with models/reader-wide-back.pt (session 45: 3 of 3 wrong
+    #: jokers, 19 % of the right ones flagged). 0.98 from the general 0.89 with models/reader-phone.pt (session 40: 6 of 6 wrong
     #: jokers, 26 % of the right ones flagged). 0.98 from the general 0.90 with models/reader-masked.pt (session 19: 8 of 8 wrong
     #: jokers, 38 % of the right ones flagged). 0.97 from the general 0.84 (session 18: 5 of 5 wrong jokers, 40 % of the right ones
     #: flagged on the calibration sets and the unseen edition). 0.96 with the stage-6 detector too (4 of 4 wrong jokers and 35.9 % of right ones
