@@ -5,13 +5,14 @@
 
 Why: the tiles of one photo are one set under one light, so their bodies (the brighter part of
 the face, :func:`vision.ink_colour.body_colours`) share a colour, and perspective changes their
-size by far less than it changes a distractor's. The reader judges a box alone: a keyboard's grey
-key, a patch of wood or the end of a rack that shows something like a digit can read as a tile at
-80 % and more. Held against the photo's own tiles (those the reader is sure of, as
+size by far less than it changes a distractor's. The reader judges a box alone: a patch of wood,
+a coloured card or the end of a rack that shows something like a digit can read as a tile at 80 %
+and more. Held against the photo's own tiles (those the reader is sure of, as
 :func:`vision.pipeline.photo_relative_confidence` takes them), such a box stands out whatever the
 set's body tone or the light's cast: both move every tile of the photo alike. Only the body's hue
 and saturation are compared (CIELAB a*, b*), not its lightness: a tile in a shadow is darker than
-its neighbours and no less a tile.
+its neighbours and no less a tile, so a grey key, which differs from ivory tiles mostly in
+lightness, is left to the reader.
 
 A box unlike the photo's tiles is left out as the gate leaves out a box that more likely shows no
 tile (:func:`vision.pipeline.kept_as_tiles`); it is then offered to add, like every box left out
@@ -56,6 +57,7 @@ class TileLikeness:
 
     @property
     def is_off(self) -> bool:
+        """Whether it holds nothing against any box (both limits off)."""
         return math.isinf(self.max_body_step) and self.min_area_share == 0.0
 
     def unlike(self, bodies: np.ndarray, areas: np.ndarray, tile_prob: np.ndarray) -> np.ndarray:
