@@ -39,8 +39,8 @@ from training.evaluate_suite import MATCH_IOU, decide_photo, load_testset, see_p
 from training.metrics import match
 from training.testsets import DEFAULT_OUT, TEST_SETS
 from training.tile_reading import load_any_reader
-from vision.pipeline import MIN_TILE_PROB
 from vision.detections import Detections
+from vision.pipeline import MIN_TILE_PROB
 
 __all__ = [
     "TileOutcomes", "tile_outcomes", "flag_rates", "choose_threshold", "choose_threshold_each", "joined", "choose_joker_threshold",

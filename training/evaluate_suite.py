@@ -20,11 +20,12 @@ drops them (:func:`vision.pipeline.kept_as_tiles`: detector confidence x the rea
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -43,8 +44,8 @@ from vision.detections import Detections, box_iou, box_overlap
 from vision.ink_colour import BODY_METHOD, INK_MARGIN, INK_METHOD, body_colours, ink_directions, weigh_colours
 from vision.left_out import left_out_tiles
 from vision.pipeline import MIN_TILE_PROB, build_reading, decode_with_inks, kept_as_tiles
-from vision.tile_likeness import LIKENESS, TileLikeness
 from vision.reading import ReadingKind
+from vision.tile_likeness import LIKENESS, TileLikeness
 
 #: Scale bands: a tile's longer side as a share of the photo's longer side.
 SCALE_BANDS = ((0.0, 1 / 20, "< 1/20"), (1 / 20, 1 / 8, "1/20-1/8"), (1 / 8, 1.01, ">= 1/8"))
@@ -207,29 +208,28 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
     ink_key = f"{detector_key}|{CROP_METHOD}|{INK_METHOD}"
     body_file = cache / "bodies" / _cache_name(image_path)
     body_key = f"{detector_key}|{CROP_METHOD}|{BODY_METHOD}"
-    saved = _load(found_file, detector_key)
-    found = None if saved is None else (Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"]))
-    image = None
-    if found is None:
-        image = load_image(image_path)
-        found = (detect_image(image, detector), image.shape[:2])
-        _save(found_file, boxes=found[0].boxes, confidences=found[0].confidences, shape=found[1], key=detector_key)
-    inks = _load(ink_file, ink_key)
-    if inks is None:
-        image = load_image(image_path) if image is None else image
-        inks = {"directions": inks_of(image, found[0])}
-        _save(ink_file, directions=inks["directions"], key=ink_key)
-    bodies = _load(body_file, body_key)
-    if bodies is None:
-        image = load_image(image_path) if image is None else image
-        bodies = {"bodies": bodies_of(image, found[0])}
-        _save(body_file, bodies=bodies["bodies"], key=body_key)
-    read = _load(read_file, reader_key)
-    if read is None:
-        image = load_image(image_path) if image is None else image
-        read = dict(zip(("probs", "not_tile"), read_found(image, found[0], reader)))
-        _save(read_file, probs=read["probs"], not_tile=read["not_tile"], key=reader_key)
+    photo = functools.cache(lambda: load_image(image_path))  # opened once, and only for what is not cached
+    saved = _cached(found_file, detector_key, lambda: _detected(photo(), detector))
+    found = (Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"]))
+    inks = _cached(ink_file, ink_key, lambda: {"directions": inks_of(photo(), found[0])})
+    bodies = _cached(body_file, body_key, lambda: {"bodies": bodies_of(photo(), found[0])})
+    read = _cached(read_file, reader_key, lambda: dict(zip(("probs", "not_tile"), read_found(photo(), found[0], reader))))
     return SeenPhoto(found[0], read["probs"], read["not_tile"], found[1], inks["directions"], bodies["bodies"])
+
+
+def _detected(image: np.ndarray, detector: Path | None) -> dict[str, np.ndarray]:
+    """The detections of a photo as the cache keeps them."""
+    found = detect_image(image, detector)
+    return {"boxes": found.boxes, "confidences": found.confidences, "shape": np.array(image.shape[:2])}
+
+
+def _cached(path: Path, key: str, compute: Callable[[], dict[str, np.ndarray]]):
+    """The arrays saved at ``path`` for ``key``, or else ``compute``'s, saved there for the next run."""
+    saved = _load(path, key)
+    if saved is None:
+        saved = compute()
+        _save(path, **saved, key=key)
+    return saved
 
 
 def _save(path: Path, **arrays) -> None:
