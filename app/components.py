@@ -172,6 +172,8 @@ def chip_note(chip: Chip, lang: str) -> str:
         notes.append(tr("looks like one you removed earlier: remove it too if it is no tile", lang))
     if chip.ink_doubt and not chip.edited:
         notes.append(tr("its colour was read from the ink of your set's tiles", lang))
+    if chip.blurred and not chip.edited:
+        notes.append(tr("blurred in the photo: check it, or take the photo again", lang))
     if chip.offered is not None and not chip.edited:
         notes.append(tr("added by you from a box the camera left out", lang))
     if chip.alternatives and (chip.uncertain or chip.corrected):

@@ -49,6 +49,9 @@ class Chip:
     #: Its colour was read by the set's inks, which alone changed it or made it sure
     #: (:attr:`vision.reading.ReadTile.ink_doubt`): shown as unsure, for the player to check.
     ink_doubt: bool = False
+    #: Its own digits are smeared in the photo (:attr:`vision.reading.ReadTile.blurred`): shown as
+    #: unsure, for the player to check.
+    blurred: bool = False
     #: Added by the player from a box the camera left out (:attr:`Offer.key`); None otherwise.
     offered: tuple[str, int] | None = None
 

@@ -153,6 +153,7 @@ def _chip(read_tile: ReadTile, sample: tuple[str, int] | None = None) -> Chip:
         remembered=read_tile.remembered,
         like_removed=read_tile.like_removed,
         ink_doubt=read_tile.ink_doubt,
+        blurred=read_tile.blurred,
     )
 
 

@@ -605,6 +605,19 @@ def test_a_tile_whose_colour_the_inks_read_says_so_until_the_player_sets_it():
     assert not _chip(ReadTile(parse_tile("b5"), (0.0, 0.0, 10.0, 14.0), 0.99)).ink_doubt
 
 
+def test_a_tile_smeared_in_the_photo_says_so_until_the_player_sets_it():
+    from app.components import chip_note
+    from app.photos import _chip
+    from vision.reading import ReadTile
+
+    chip = _chip(ReadTile(parse_tile("k1"), (0.0, 0.0, 10.0, 14.0), 0.99, uncertain=True, blurred=True))
+    assert chip.blurred and chip.uncertain
+    assert chip_note(chip, "en") == "unsure; blurred in the photo: check it, or take the photo again"
+    assert chip_note(chip, "ro").endswith("neclară în fotografie: verificați-o sau faceți din nou fotografia")
+    assert chip_note(chip.fixed_to(parse_tile("k2")), "en") == "set by you"
+    assert not _chip(ReadTile(parse_tile("k1"), (0.0, 0.0, 10.0, 14.0), 0.99)).blurred
+
+
 def test_a_tile_added_from_a_box_left_out_is_remembered_and_teaches_the_active_profile_when_switched_on(monkeypatch, private_data):
     """The player adds the box the camera left out (set right from the camera's guess): the session
     remembers it, so the next photo keeps it, and with teaching on the profile learns it."""

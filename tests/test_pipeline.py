@@ -286,6 +286,28 @@ def test_cli_read_says_when_a_photo_is_blurred_and_not_when_it_is_sharp(capsys, 
 
 
 @needs_models
+def test_a_tile_smeared_past_the_blur_limit_is_read_as_unsure_whatever_the_reader_says():
+    """With the shipped models: the tiles of a shaken photo are flagged as blurred once the limit lies
+    below their blur, the sharp photo's are not, and the shipped limit decides by default."""
+    import cv2
+
+    from vision.decoding import DEFAULT_SETTINGS
+    from vision.sharpness import tile_blurs
+
+    sharp = rows_photo([["r4", "r5", "r6"], ["k5", "b5", "o5"]])
+    kernel = np.zeros((27, 27), np.float32)
+    kernel[13, :] = 1.0 / 27
+    shaken = cv2.filter2D(sharp, -1, kernel)
+    limit = replace(DEFAULT_SETTINGS, blurred_tile=0.1)
+    smeared = read(shaken, "table", settings=limit)
+    assert smeared.tiles and all(t.blurred and t.uncertain for t in smeared.tiles)
+    assert smeared.blur == pytest.approx(float(np.median(tile_blurs(shaken, [t.box for t in smeared.tiles]))))
+    assert not any(t.blurred for t in read(sharp, "table", settings=limit).tiles)
+    shipped = read(shaken, "table")
+    assert [t.blurred for t in shipped.tiles] == [b >= DEFAULT_SETTINGS.blurred_tile for b in tile_blurs(shaken, [t.box for t in shipped.tiles])]
+
+
+@needs_models
 def test_cli_read_rack_kind(capsys, tmp_path):
     photo = _write(tmp_path, "rack.png", rows_photo([["r7", "k13", "b2"], ["o9", "j"]]))
     code, out, err = _cli(capsys, "read", photo, "--kind", "rack", "--json")

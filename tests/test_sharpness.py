@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vision.reading import BLURRED_PHOTO
-from vision.sharpness import SHARP_EDGE_PX, WORK_PX, edge_width, photo_blur, tile_blur
+from vision.sharpness import SHARP_EDGE_PX, WORK_PX, blurred_tiles, edge_width, photo_blur, tile_blur, tile_blurs, typical_blur
 
 MARGIN = 20
 
@@ -112,3 +112,22 @@ def test_a_flat_crop_is_sharp_and_a_crop_that_is_not_one_is_refused():
     for bad in (np.zeros(30), np.zeros((2, 40)), np.zeros((20, 20, 3))):
         with pytest.raises(ValueError, match="grey crop"):
             edge_width(bad)
+
+
+def test_each_tiles_blur_is_measured_and_a_smeared_one_is_flagged_past_the_limit_but_never_one_not_measured():
+    photo, box = tile_photo(200)
+    x1, y1, x2, y2 = box
+    row = np.concatenate([photo] * 3, axis=1)
+    boxes = [(x1 + i * photo.shape[1], y1, x2 + i * photo.shape[1], y2) for i in range(3)] + [(10, 10, 15, 60)]
+    smeared = row.copy()
+    bx1, _, bx2, _ = boxes[1]
+    smeared[:, bx1 - MARGIN : bx2 + MARGIN] = shaken(row[:, bx1 - MARGIN : bx2 + MARGIN], 40, 30)  # the middle tile only
+    blurs = tile_blurs(smeared, boxes)
+    assert blurs.shape == (4,) and np.isnan(blurs[3])  # too small to measure
+    assert blurs[0] == pytest.approx(tile_blur(smeared, boxes[0])) and blurs[1] > 3 * blurs[0] + 0.05
+    assert typical_blur(blurs) == pytest.approx(float(np.median(blurs[:3]))) == photo_blur(smeared, boxes)
+    assert typical_blur(np.array([np.nan])) == typical_blur(np.zeros(0)) == 0.0
+    limit = (blurs[0] + blurs[1]) / 2
+    assert blurred_tiles(blurs, limit).tolist() == [False, True, False, False]
+    assert not blurred_tiles(blurs, float("inf")).any()
+    assert blurred_tiles(blurs, 0.0).tolist() == [True, True, True, False]

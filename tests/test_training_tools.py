@@ -403,10 +403,11 @@ def _counting_models(tmp_path, monkeypatch):
 def _same(one, other) -> bool:
     return (np.array_equal(one.found.boxes, other.found.boxes) and np.array_equal(one.found.confidences, other.found.confidences)
             and np.array_equal(one.probs, other.probs) and np.array_equal(one.not_tile, other.not_tile) and one.shape == other.shape
-            and np.array_equal(one.inks, other.inks) and np.array_equal(one.bodies, other.bodies))
+            and np.array_equal(one.inks, other.inks) and np.array_equal(one.bodies, other.bodies)
+            and np.array_equal(one.blurs, other.blurs, equal_nan=True))
 
 
-@pytest.mark.parametrize("method, field", [("INK_METHOD", "inks"), ("BODY_METHOD", "bodies")])
+@pytest.mark.parametrize("method, field", [("INK_METHOD", "inks"), ("BODY_METHOD", "bodies"), ("BLUR_METHOD", "blurs")])
 def test_see_photo_keeps_each_boxs_ink_and_body_and_reads_one_again_only_when_it_is_read_another_way(
     tmp_path, monkeypatch, method, field
 ):
@@ -416,7 +417,7 @@ def test_see_photo_keeps_each_boxs_ink_and_body_and_reads_one_again_only_when_it
     photo[:, 12:] = (60, 110, 150)  # the second box lies on wood
     monkeypatch.setattr("vision.images.load_image", lambda path: loads.append(path) or photo)
     first = read("a")
-    assert first.inks.shape == first.bodies.shape == (2, 3) and len(loads) == 1
+    assert first.inks.shape == first.bodies.shape == (2, 3) and first.blurs.shape == (2,) and len(loads) == 1
     assert first.bodies[1, 2] > first.bodies[0, 2] + 20  # wood is yellower than black
     assert _same(read("a"), first) and len(loads) == 1  # all from the cache: the photo is not even opened
     monkeypatch.setattr(f"training.evaluate_suite.{method}", "read another way")
@@ -496,6 +497,54 @@ def test_a_tile_held_in_doubt_is_flagged_at_every_threshold():
     outcomes = TileOutcomes(right, confidence, np.zeros(4), np.array([1, 2, 3, 4]), held)
     assert joined([outcomes, TileOutcomes(right, confidence, np.zeros(4), np.array([1, 2, 3, 4]))]).held.tolist() == [
         True, False, True, False, False, False, False, False]
+
+
+def test_the_evaluation_flags_a_smeared_tile_as_the_pipeline_does_and_a_sweep_sees_it_held():
+    from training.evaluate_suite import SeenPhoto, decide_photo, without_hidden
+    from vision.decoding import DEFAULT_SETTINGS
+
+    probs = np.eye(53)[[parse_tile(t).index for t in ("k5", "b5", "o5")]]
+    boxes = np.array([[50 * i, 0, 50 * i + 40, 56] for i in range(3)], np.float32)
+    seen = SeenPhoto(Detections(boxes, np.full(3, 0.95, np.float32)), probs, np.zeros(3), (60, 150), None, None,
+                     np.array([0.01, 0.2, np.nan]))
+    shipped = decide_photo(seen, "rack")
+    assert not any(shipped.uncertain) and shipped.blurs.tolist()[:2] == [0.01, 0.2]
+    limited = decide_photo(seen, "rack", replace(DEFAULT_SETTINGS, blurred_tile=0.1))
+    assert limited.uncertain == (False, True, False)  # the tile not measured is not flagged for it
+    assert decide_photo(replace(seen, blurs=None), "rack", replace(DEFAULT_SETTINGS, blurred_tile=0.1)).blurs is None
+    photo = SimpleNamespace(hidden=np.array([[0, 0, 40, 56]], np.float32), boxes=boxes[1:], labels=(1, 2))
+    kept, hidden = without_hidden(photo, limited)
+    assert hidden == 1 and kept.blurs.tolist() == [0.2] + [pytest.approx(np.nan, nan_ok=True)]
+
+
+def test_a_blur_limit_is_chosen_where_it_lets_the_threshold_flag_fewest_right_tiles():
+    from training.calibrate import choose_blur_limit
+
+    # two smeared wrong tiles the reader is sure of; a smeared right one; the rest sharp
+    right = np.array([False, False, True, True, True, True, False])
+    confidence = np.array([0.99, 0.98, 0.97, 0.95, 0.9, 0.99, 0.5])
+    blurs = np.array([0.2, 0.3, 0.13, 0.01, 0.02, np.nan, 0.01])
+    group = TileOutcomes(right, confidence, np.zeros(7), np.arange(7), None, blurs)
+    assert group.blurred_held(0.15).held.tolist() == [True, True, False, False, False, False, False]
+    assert group.blurred_held(float("inf")).held.tolist() == [False] * 7
+    thresholds = (0.6, 0.92, 0.96, 0.995)
+    # without the blur flag only 0.995 flags every wrong tile, and with it every right one
+    assert choose_blur_limit([group], [float("inf"), 0.15, 0.1], 1.0, thresholds) == (0.15, 0.6)
+    assert choose_blur_limit([group], [0.1, 0.12], 1.0, thresholds) == (0.12, 0.6)  # a tie goes to the higher limit
+    assert choose_blur_limit([replace(group, blurs=None)], [0.15, float("inf")], 1.0, thresholds) == (float("inf"), 0.995)
+    with pytest.raises(ValueError):
+        choose_blur_limit([group], [], 1.0, thresholds)
+    assert np.isnan(joined([group, TileOutcomes(right, confidence, np.zeros(7), np.arange(7))]).blurs[7:]).all()
+
+
+@pytest.mark.parametrize("tool, argv", [("training.evaluate_suite", ["--sets", "selection", "--blurred-tile", "0"]),
+                                        ("training.calibrate", ["--blurred-tile", "0.1", "-1"])])
+def test_a_blur_limit_that_makes_no_sense_is_refused(capsys, tool, argv):
+    import importlib
+
+    with pytest.raises(SystemExit):
+        importlib.import_module(tool).main(argv)
+    assert "--blurred-tile" in capsys.readouterr().err
 
 
 def test_see_photo_cache_hit_gives_what_a_fresh_run_gives(tmp_path, monkeypatch):

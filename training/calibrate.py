@@ -40,10 +40,13 @@ from training.metrics import match
 from training.testsets import DEFAULT_OUT, TEST_SETS
 from training.tile_reading import load_any_reader
 from vision.detections import Detections
+from vision.decoding import DEFAULT_SETTINGS
 from vision.pipeline import MIN_TILE_PROB
+from vision.sharpness import blurred_tiles
 
 __all__ = [
     "TileOutcomes", "tile_outcomes", "flag_rates", "choose_threshold", "choose_threshold_each", "joined", "choose_joker_threshold",
+    "choose_blur_limit",
     "cost_scaled_threshold",
     "main",
 ]
@@ -60,14 +63,16 @@ class TileOutcomes:
     """Every tile read in some photos: right or wrong (a box on no labelled tile is wrong), its decoded
     confidence (the lower of it with and without the inks, as the reading's flag sees it:
     :attr:`training.evaluate_suite.PhotoReading.flag_confidence`), the reader's probability that the
-    box shows no tile, the tile it was read as, and whether it is held in doubt whatever the
-    threshold (``doubted``: the inks changed it; None: none is)."""
+    box shows no tile, the tile it was read as, whether it is held in doubt whatever the
+    threshold (``doubted``: the inks changed it; None: none is), and its blur (``blurs``,
+    :func:`vision.sharpness.tile_blurs`; NaN: not measured; None: none known)."""
 
     right: np.ndarray
     confidence: np.ndarray
     not_tile: np.ndarray
     labels: np.ndarray
     doubted: np.ndarray | None = None
+    blurs: np.ndarray | None = None
 
     @property
     def jokers(self) -> np.ndarray:
@@ -79,13 +84,20 @@ class TileOutcomes:
         """Mask of the tiles held in doubt whatever the threshold (the inks changed them)."""
         return np.zeros(len(self.right), bool) if self.doubted is None else np.asarray(self.doubted, bool)
 
+    def blurred_held(self, limit: float) -> TileOutcomes:
+        """The same tiles with those smeared past ``limit`` held in doubt too, as the reading flags
+        them whatever their confidence (:attr:`vision.decoding.DecodingSettings.blurred_tile`)."""
+        if self.blurs is None:
+            return self
+        return replace(self, doubted=self.held | blurred_tiles(self.blurs, limit))
+
 
 def tile_outcomes(
     photos, detector: Path | None, reader, cache: Path | None = None, min_tile_prob: float = MIN_TILE_PROB
 ) -> TileOutcomes:
     """The outcome of every tile read in ``photos`` (tiles read on hidden tiles left out), behind the
     gate ``min_tile_prob`` (:func:`training.evaluate_suite.decide_photo`)."""
-    right, confidence, not_tile, labels, doubted = [], [], [], [], []
+    right, confidence, not_tile, labels, doubted, blurs = [], [], [], [], [], []
     for photo in photos:
         seen = see_photo(photo.image_path, detector, reader, cache)
         reading, _ = without_hidden(photo, decide_photo(seen, photo.kind, min_tile_prob=min_tile_prob))
@@ -96,9 +108,10 @@ def tile_outcomes(
             not_tile.append(reading.not_tile[i])
             labels.append(label)
             doubted.append(reading.changed_by_inks is not None and bool(reading.changed_by_inks[i]))
+            blurs.append(np.nan if reading.blurs is None else float(reading.blurs[i]))
     return TileOutcomes(
         np.array(right, bool), np.array(confidence, float), np.array(not_tile, float), np.array(labels, np.int64),
-        np.array(doubted, bool),
+        np.array(doubted, bool), np.array(blurs, float),
     )
 
 
@@ -136,8 +149,31 @@ def choose_threshold_each(groups: Sequence[TileOutcomes], target_wrong: float, t
 
 def joined(groups: Sequence[TileOutcomes]) -> TileOutcomes:
     """The groups' tiles as one."""
-    every = [replace(g, doubted=g.held) for g in groups]
+    every = [replace(g, doubted=g.held, blurs=np.full(len(g.right), np.nan) if g.blurs is None else g.blurs) for g in groups]
     return TileOutcomes(*(np.concatenate([getattr(g, f.name) for g in every]) for f in fields(TileOutcomes)))
+
+
+def choose_blur_limit(
+    groups: Sequence[TileOutcomes], limits: Sequence[float], target_wrong: float, thresholds: Sequence[float] = THRESHOLDS,
+) -> tuple[float, float]:
+    """(blur limit, threshold): of ``limits``, the one whose threshold (:func:`choose_threshold_each`,
+    with the tiles smeared past the limit held in doubt) flags the fewest right tiles of all the
+    groups together; a tie goes to the higher limit, which flags fewer tiles for their blur alone.
+
+    Why: a smeared tile the reader is sure of is flagged by its blur, so the threshold needed to
+    flag ``target_wrong`` of the wrong tiles can fall; the limit that lets it fall furthest for the
+    right tiles it flags itself bothers the player least."""
+    if not limits:
+        raise ValueError("no blur limit to choose from")
+    best = None
+    for limit in sorted(limits, reverse=True):
+        held = [g.blurred_held(limit) for g in groups]
+        threshold = choose_threshold_each(held, target_wrong, thresholds)
+        every = joined(held)
+        right_flagged = flag_rates(every.right, every.confidence, threshold, every.held)[1]
+        if best is None or right_flagged < best[0]:
+            best = (right_flagged, limit, threshold)
+    return best[1], best[2]
 
 
 #: What a tile's number is worth on average (1..13), and what a joker left on a rack costs (standard rules).
@@ -176,11 +212,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--detector", type=Path)
     parser.add_argument("--target-wrong", type=float, default=0.9)
     parser.add_argument("--target-wrong-joker", type=float, default=1.0, help="share of the wrong jokers to flag")
+    parser.add_argument("--blurred-tile", type=float, nargs="+", default=[DEFAULT_SETTINGS.blurred_tile],
+                        help="blur limits (a share of a tile's length) to choose from, inf for none: a tile smeared past "
+                             "the chosen one is flagged whatever its confidence (default: the shipped one)")
     parser.add_argument("--json", type=Path, help="also write every tile's outcome here")
     parser.add_argument("--min-tile-prob", type=float, default=MIN_TILE_PROB,
                         help="the gate the tiles are read behind (training.evaluate's option of that name)")
     parser.add_argument("--cache", type=Path, help="reuse the detections and reader output saved here (training.evaluate --cache)")
     args = parser.parse_args(argv)
+    if not all(limit > 0 for limit in args.blurred_tile):
+        parser.error(f"--blurred-tile limits must be above 0 (got {args.blurred_tile})")
     selection = {t.name for t in TEST_SETS if t.selects_models}
     guards = {t.name for t in TEST_SETS if t.guards_non_tiles}
     for name in sorted(set(args.set) - set(CALIBRATION_SETS)):
@@ -196,6 +237,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if names:
             photos = [photo for name in names for photo in load_testset(args.testsets / name)]
             groups.append(tile_outcomes(photos, args.detector, reader, args.cache, args.min_tile_prob))
+    if len(args.blurred_tile) > 1:
+        print("blur limit  threshold  wrong flagged  right flagged")
+        for limit in args.blurred_tile:
+            held = [g.blurred_held(limit) for g in groups]
+            threshold = choose_threshold_each(held, args.target_wrong)
+            every = joined(held)
+            w, r = flag_rates(every.right, every.confidence, threshold, every.held)
+            print(f"  {limit:<9g} {threshold:.2f}       {w:.3f}          {r:.3f}")
+    limit, _ = choose_blur_limit(groups, args.blurred_tile, args.target_wrong)
+    print(f"chosen blurred_tile {limit:g}")
+    groups = [g.blurred_held(limit) for g in groups]
     outcomes = joined(groups)
     right, confidence, held = outcomes.right, outcomes.confidence, outcomes.held
     print(f"{len(right)} tiles read, {int((~right).sum())} wrong, {int(held.sum())} held in doubt whatever the threshold")

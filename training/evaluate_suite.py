@@ -45,6 +45,7 @@ from vision.ink_colour import BODY_METHOD, INK_MARGIN, INK_METHOD, body_colours,
 from vision.left_out import left_out_tiles
 from vision.pipeline import MIN_TILE_PROB, build_reading, decode_with_inks, kept_as_tiles
 from vision.reading import ReadingKind
+from vision.sharpness import BLUR_METHOD, blurred_tiles, tile_blurs
 from vision.tile_likeness import LIKENESS, TileLikeness
 
 #: Scale bands: a tile's longer side as a share of the photo's longer side.
@@ -125,6 +126,9 @@ class PhotoReading:
     #: The dropped boxes offered to add (:func:`vision.left_out.offered`) and the reader's tile for each.
     offered_boxes: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))
     offered_labels: tuple[int, ...] = ()
+    #: Per tile its blur (:func:`vision.sharpness.tile_blurs`): one past ``blurred_tile`` is flagged at
+    #: every threshold. None: not known.
+    blurs: np.ndarray | None = None
 
     @property
     def dropped(self) -> int:
@@ -147,6 +151,9 @@ class SeenPhoto:
     #: (n, 3) each detection's body in CIELAB (:func:`vision.ink_colour.body_colours`); None: not
     #: known, and no box is held against the photo's other tiles (:mod:`vision.tile_likeness`).
     bodies: np.ndarray | None = None
+    #: (n,) each detection's blur, a share of its length (:func:`vision.sharpness.tile_blurs`; NaN:
+    #: too small to measure); None: not known, and no tile is flagged for its blur.
+    blurs: np.ndarray | None = None
 
 
 def _stamp(path: str | Path) -> str | None:
@@ -208,13 +215,16 @@ def see_photo(image_path: Path, detector: Path | None, reader, cache: Path | Non
     ink_key = f"{detector_key}|{CROP_METHOD}|{INK_METHOD}"
     body_file = cache / "bodies" / _cache_name(image_path)
     body_key = f"{detector_key}|{CROP_METHOD}|{BODY_METHOD}"
+    blur_file = cache / "blurs" / _cache_name(image_path)
+    blur_key = f"{detector_key}|{BLUR_METHOD}"
     photo = functools.cache(lambda: load_image(image_path))  # opened once, and only for what is not cached
     saved = _cached(found_file, detector_key, lambda: _detected(photo(), detector))
     found = (Detections(saved["boxes"], saved["confidences"]), tuple(int(v) for v in saved["shape"]))
     inks = _cached(ink_file, ink_key, lambda: {"directions": inks_of(photo(), found[0])})
     bodies = _cached(body_file, body_key, lambda: {"bodies": bodies_of(photo(), found[0])})
+    blurs = _cached(blur_file, blur_key, lambda: {"blurs": tile_blurs(photo(), found[0].boxes)})
     read = _cached(read_file, reader_key, lambda: dict(zip(("probs", "not_tile"), read_found(photo(), found[0], reader))))
-    return SeenPhoto(found[0], read["probs"], read["not_tile"], found[1], inks["directions"], bodies["bodies"])
+    return SeenPhoto(found[0], read["probs"], read["not_tile"], found[1], inks["directions"], bodies["bodies"], blurs["blurs"])
 
 
 def _detected(image: np.ndarray, detector: Path | None) -> dict[str, np.ndarray]:
@@ -279,7 +289,9 @@ def see_image(image: np.ndarray, detector: Path | None, reader) -> SeenPhoto:
     """Detect the tiles of a BGR photo and read every box."""
     found = detect_image(image, detector)
     probs, not_tile = read_found(image, found, reader)
-    return SeenPhoto(found, probs, not_tile, image.shape[:2], inks_of(image, found), bodies_of(image, found))
+    return SeenPhoto(
+        found, probs, not_tile, image.shape[:2], inks_of(image, found), bodies_of(image, found), tile_blurs(image, found.boxes),
+    )
 
 
 def decide_photo(
@@ -290,7 +302,8 @@ def decide_photo(
     known (:mod:`vision.tile_likeness`), group the rest as the layout does, decode as :func:`vision.read`
     decodes without a profile: each colour weighed by the photo's own inks where its ink directions
     are known (:func:`vision.ink_colour.weigh_colours`), and what the inks alone change or make sure
-    held in doubt (:attr:`vision.pipeline.InkedDecoding.ink_doubt`)."""
+    held in doubt (:attr:`vision.pipeline.InkedDecoding.ink_doubt`), as is a tile smeared past
+    ``settings.blurred_tile`` where the blurs are known (:func:`vision.sharpness.blurred_tiles`)."""
     from vision.meld_grouping import group_into_melds
 
     keep = kept_as_tiles(seen.found, 1.0 - seen.not_tile, min_tile_prob, seen.bodies, likeness)
@@ -306,12 +319,15 @@ def decide_photo(
     reading = build_reading(kept, inked, groups, ReadingKind(kind), STANDARD, (width, height), settings, tile_prob,
                             decoding=decoded)
     offers = left_out_tiles(reading, seen.found.boxes[dropped], seen.probs[dropped], 1.0 - seen.not_tile[dropped])
+    blurs = None if seen.blurs is None else seen.blurs[keep]
+    blurred = np.zeros(len(kept), bool) if blurs is None else blurred_tiles(blurs, settings.blurred_tile)
     return PhotoReading(
-        kept.boxes, decoded.labels, tuple(bool(f) for f in decided.flagged), decoded.confidence,
+        kept.boxes, decoded.labels, tuple(bool(f) for f in decided.flagged | blurred), decoded.confidence,
         seen.not_tile[keep], seen.found.boxes[~keep],
         tuple(min(a, b) for a, b in zip(decoded.confidence, plain.confidence)),
         np.array(decoded.labels) != np.array(plain.labels),
         np.array([o.box for o in offers], np.float32).reshape(-1, 4), tuple(o.tile.index for o in offers),
+        blurs,
     )
 
 
@@ -356,6 +372,7 @@ def without_hidden(photo: TestPhoto, reading: PhotoReading) -> tuple[PhotoReadin
         None if reading.flag_confidence is None else pick(reading.flag_confidence),
         None if reading.changed_by_inks is None else reading.changed_by_inks[keep],
         reading.offered_boxes, reading.offered_labels,
+        None if reading.blurs is None else reading.blurs[keep],
     )
     return kept, int((~keep).sum())
 
@@ -617,6 +634,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "(vision.tile_likeness; inf: never)")
     parser.add_argument("--min-area-share", type=float, default=LIKENESS.min_area_share,
                         help="drop a box under this share of the photo's sure tiles' median area (vision.tile_likeness; 0: never)")
+    parser.add_argument("--blurred-tile", type=float,
+                        help="flag a tile whose own blur reaches this share of its length (default: the shipped rule; inf: never)")
     parser.add_argument("--ink-weight", type=float, default=0.0,
                         help="read colour relative to the photo with this weight (training.photo_colour; 0: off, as shipped)")
     parser.add_argument("--json", type=Path, help="also write the full report here")
@@ -631,6 +650,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = replace(settings, uncertain_below=args.uncertain_below)
     if args.joker_uncertain_below is not None:
         settings = replace(settings, joker_uncertain_below=args.joker_uncertain_below)
+    if args.blurred_tile is not None:
+        if not args.blurred_tile > 0:
+            parser.error(f"--blurred-tile must be above 0 (got {args.blurred_tile})")
+        settings = replace(settings, blurred_tile=args.blurred_tile)
     report = {}
     for name in args.sets:
         try:

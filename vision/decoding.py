@@ -98,6 +98,16 @@ class DecodingSettings:
     #: ones flagged there); 0.94 with reader-more-photos.pt (6 of 6, and 11 of 35 right ones; at
     #: 0.73, 6 and 3). A player's report of a phantom joker shown as sure at 0.80 is what it is for.
     joker_uncertain_below: float = 0.98
+    #: A tile whose own blur (:func:`vision.sharpness.tile_blur`: its edges' width as a share of its
+    #: length) reaches this is shown as unsure whatever its confidence (``inf``: never). Decoding does
+    #: not see the photo; :func:`vision.read` and the evaluations apply it
+    #: (:func:`vision.sharpness.blurred_tiles`). Set by ``python -m training.calibrate --blurred-tile
+    #: 0.08 0.1 0.12 0.15 0.2 inf``: of the limits, the one whose threshold (the rule above, with the
+    #: smeared tiles flagged anyway) flags the fewest right tiles. ``inf`` with
+    #: models/reader-wide-back.pt (session 46): the unseen edition's wrong tiles are colours, not
+    #: smears, so it needs 0.88 at every limit, and the limit only adds right tiles flagged (12.6 % →
+    #: 12.8-17.7 %; wrong 92.7 % → 94.4-97.8 %).
+    blurred_tile: float = math.inf
     #: What a tile short of the floors costs, in log-probability: a tile the table held at the last
     #: turn that the photo does not show as such is read so where that reading is at least half as
     #: probable as the photo's own (log 2). Not whenever ``repair_ratio`` allows (``inf``): a tile

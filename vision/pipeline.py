@@ -28,7 +28,7 @@ from vision.reader import CropReading
 from vision.left_out import left_out_tiles
 from vision.reading import ProblemKind, Reading, ReadingKind, ReadingProblem, ReadTile, alternatives
 from vision.session_memory import SessionMemory
-from vision.sharpness import photo_blur
+from vision.sharpness import blurred_tiles, tile_blurs, typical_blur
 from vision.tile_likeness import LIKENESS, MIN_REFERENCE_TILES, REFERENCE_TILE_PROB, TileLikeness
 
 ImageSource = str | Path | bytes | BinaryIO | np.ndarray
@@ -457,7 +457,8 @@ def read(
     (:attr:`Reading.left_out`, :mod:`vision.left_out`). Each tile's
     colour is weighed by the set's inks: the photo's own sure tiles', then the profile's
     (:func:`adapted_by`, :mod:`vision.ink_colour`); what the inks alone change or make sure stays
-    uncertain (:attr:`InkedDecoding.ink_doubt`). Raises
+    uncertain (:attr:`InkedDecoding.ink_doubt`), and so does a tile whose own digits are smeared
+    (:func:`vision.sharpness.blurred_tiles`). Raises
     :class:`vision.images.ImageError` for what is not a readable photo and
     :class:`vision.model_files.ModelFileError` when a model file is missing or damaged.
     """
@@ -483,15 +484,18 @@ def read(
     decided = decode_with_inks(plain, probs, groups, reading_kind, rules, settings, tile_prob)
     ink_doubt = decided.ink_doubt
     removed = np.zeros(len(ink_doubt), bool) if like_removed is None else like_removed
+    blurs = tile_blurs(photo, seen.detections.boxes)
+    blurred = blurred_tiles(blurs, settings.blurred_tile)
     height, width = photo.shape[:2]
     reading = build_reading(
-        seen.detections, probs, groups, reading_kind, rules, (width, height), settings, tile_prob, removed | ink_doubt,
-        decided.decoding,
+        seen.detections, probs, groups, reading_kind, rules, (width, height), settings, tile_prob,
+        removed | ink_doubt | blurred, decided.decoding,
     )
     order = [i for g in groups for i in g]  # the reading's tile order
     heard = memory.heard(seen.reading.embeddings) if memory is not None else np.full(len(order), -1)
     reading = replace(reading, tiles=tuple(
-        replace(tile, remembered=bool(heard[i] == tile.tile.index), like_removed=bool(removed[i]), ink_doubt=bool(ink_doubt[i]))
+        replace(tile, remembered=bool(heard[i] == tile.tile.index), like_removed=bool(removed[i]), ink_doubt=bool(ink_doubt[i]),
+                blurred=bool(blurred[i]))
         for tile, i in zip(reading.tiles, order)
     ))
     samples = tuple(
@@ -499,7 +503,7 @@ def read(
         for tile, i in zip(reading.tiles, order)
     )
     doubtful = tuple(tuple(float(v) for v in box) for box in seen.dropped.boxes)
-    blur = photo_blur(photo, [tile.box for tile in reading.tiles])
+    blur = typical_blur(blurs[order])
     guessed = _guessed(seen, profile)
     left_out = left_out_tiles(reading, seen.dropped.boxes, guessed, seen.dropped_reading.tile_prob, _dropped_samples(seen, guessed))
     return replace(reading, samples=samples, doubtful_boxes=doubtful, blur=blur, left_out=left_out)  # type: ignore[arg-type]

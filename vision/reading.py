@@ -129,7 +129,9 @@ class ReadTile:
     tile (:meth:`vision.profiles.TileProfile.looks_like_no_tile`); it is then ``uncertain`` too.
     ``ink_doubt`` says that read without the player's inks (:mod:`vision.ink_colour`) it was doubted
     or read otherwise (:attr:`vision.pipeline.InkedDecoding.ink_doubt`); it is then ``uncertain`` too,
-    whatever a later decoding says. None of the three is in :meth:`to_json`.
+    whatever a later decoding says. ``blurred`` says its own digits are smeared past
+    :attr:`vision.decoding.DecodingSettings.blurred_tile` (:func:`vision.sharpness.blurred_tiles`);
+    it is then ``uncertain`` too. None of the four is in :meth:`to_json`.
     """
 
     tile: Tile
@@ -141,6 +143,7 @@ class ReadTile:
     remembered: bool = False
     like_removed: bool = False
     ink_doubt: bool = False
+    blurred: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "alternatives", tuple(Alternative(t, float(p)) for t, p in self.alternatives))

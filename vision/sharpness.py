@@ -21,7 +21,10 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-__all__ = ["SHARP_EDGE_PX", "WORK_PX", "edge_width", "photo_blur", "tile_blur"]
+__all__ = ["BLUR_METHOD", "SHARP_EDGE_PX", "WORK_PX", "blurred_tiles", "edge_width", "photo_blur", "tile_blur", "tile_blurs", "typical_blur"]
+
+#: Names the way blur is measured, for caches of it (``training.evaluate --cache``).
+BLUR_METHOD = "edges-1"
 
 #: Longest side a tile's crop is measured at; larger crops are shrunk to it (area averaging).
 WORK_PX = 64
@@ -81,8 +84,32 @@ def tile_blur(image: np.ndarray, box: Sequence[float]) -> float | None:
     return float(np.sqrt(max(spread * spread - SHARP_EDGE_PX * SHARP_EDGE_PX, 0.0)) / longer)
 
 
+def tile_blurs(image: np.ndarray, boxes: Sequence[Sequence[float]]) -> np.ndarray:
+    """(n,) :func:`tile_blur` of each of ``boxes``; NaN where a box holds too few pixels to measure."""
+    blurs = [tile_blur(image, box) for box in boxes]
+    return np.array([np.nan if b is None else b for b in blurs], np.float64)
+
+
+def typical_blur(blurs: np.ndarray) -> float:
+    """A photo's blur from its tiles' (:func:`tile_blurs`): the median of those measured (a few
+    smeared tiles in a sharp photo are not a blurred photo); 0.0 when none was."""
+    measured = np.asarray(blurs, np.float64)
+    measured = measured[np.isfinite(measured)]
+    return float(np.median(measured)) if len(measured) else 0.0
+
+
 def photo_blur(image: np.ndarray, boxes: Sequence[Sequence[float]]) -> float:
-    """How blurred the tiles at ``boxes`` are: the median of :func:`tile_blur` over the tiles that
-    can be measured (a few smeared tiles in a sharp photo are not a blurred photo); 0.0 when none can."""
-    blurs = [b for box in boxes if (b := tile_blur(image, box)) is not None]
-    return float(np.median(blurs)) if blurs else 0.0
+    """How blurred the tiles at ``boxes`` are (:func:`typical_blur` of their :func:`tile_blurs`)."""
+    return typical_blur(tile_blurs(image, boxes))
+
+
+def blurred_tiles(blurs: np.ndarray, limit: float) -> np.ndarray:
+    """(n,) bool: the tiles whose own blur (:func:`tile_blurs`) reaches ``limit``, a share of their
+    length; a tile too small to measure is not one of them.
+
+    Why: the reader can be sure of a digit it cannot see. On a smeared tile a flag's 1 becomes a 2
+    and an 8 a 3 at a confidence of 0.98 and more, where no flag threshold reaches it; the blur is
+    measured without a model, so it means the same on any tile edition
+    (:attr:`vision.decoding.DecodingSettings.blurred_tile`)."""
+    blurs = np.asarray(blurs, np.float64)
+    return np.isfinite(blurs) & (blurs >= limit)
