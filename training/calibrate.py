@@ -46,7 +46,7 @@ from vision.sharpness import blurred_tiles
 
 __all__ = [
     "TileOutcomes", "tile_outcomes", "flag_rates", "choose_threshold", "choose_threshold_each", "joined", "choose_joker_threshold",
-    "choose_blur_limit",
+    "choose_blur_limit", "with_blur_limit",
     "cost_scaled_threshold",
     "main",
 ]
@@ -153,27 +153,32 @@ def joined(groups: Sequence[TileOutcomes]) -> TileOutcomes:
     return TileOutcomes(*(np.concatenate([getattr(g, f.name) for g in every]) for f in fields(TileOutcomes)))
 
 
+def with_blur_limit(
+    groups: Sequence[TileOutcomes], limit: float, target_wrong: float, thresholds: Sequence[float] = THRESHOLDS,
+) -> tuple[float, float, float]:
+    """(threshold, wrong flagged, right flagged) when the tiles smeared past ``limit`` are held in
+    doubt: the threshold by :func:`choose_threshold_each`, the shares over all the groups together."""
+    held = [g.blurred_held(limit) for g in groups]
+    threshold = choose_threshold_each(held, target_wrong, thresholds)
+    every = joined(held)
+    return (threshold, *flag_rates(every.right, every.confidence, threshold, every.held))
+
+
 def choose_blur_limit(
     groups: Sequence[TileOutcomes], limits: Sequence[float], target_wrong: float, thresholds: Sequence[float] = THRESHOLDS,
 ) -> tuple[float, float]:
-    """(blur limit, threshold): of ``limits``, the one whose threshold (:func:`choose_threshold_each`,
-    with the tiles smeared past the limit held in doubt) flags the fewest right tiles of all the
-    groups together; a tie goes to the higher limit, which flags fewer tiles for their blur alone.
+    """(blur limit, threshold): of ``limits``, the one whose threshold (:func:`with_blur_limit`)
+    flags the fewest right tiles of all the groups together; a tie goes to the higher limit, which
+    flags fewer tiles for their blur alone.
 
     Why: a smeared tile the reader is sure of is flagged by its blur, so the threshold needed to
     flag ``target_wrong`` of the wrong tiles can fall; the limit that lets it fall furthest for the
     right tiles it flags itself bothers the player least."""
     if not limits:
         raise ValueError("no blur limit to choose from")
-    best = None
-    for limit in sorted(limits, reverse=True):
-        held = [g.blurred_held(limit) for g in groups]
-        threshold = choose_threshold_each(held, target_wrong, thresholds)
-        every = joined(held)
-        right_flagged = flag_rates(every.right, every.confidence, threshold, every.held)[1]
-        if best is None or right_flagged < best[0]:
-            best = (right_flagged, limit, threshold)
-    return best[1], best[2]
+    rates = {limit: with_blur_limit(groups, limit, target_wrong, thresholds) for limit in limits}
+    limit = min(sorted(rates, reverse=True), key=lambda b: rates[b][2])
+    return limit, rates[limit][0]
 
 
 #: What a tile's number is worth on average (1..13), and what a joker left on a rack costs (standard rules).
@@ -240,10 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(args.blurred_tile) > 1:
         print("blur limit  threshold  wrong flagged  right flagged")
         for limit in args.blurred_tile:
-            held = [g.blurred_held(limit) for g in groups]
-            threshold = choose_threshold_each(held, args.target_wrong)
-            every = joined(held)
-            w, r = flag_rates(every.right, every.confidence, threshold, every.held)
+            threshold, w, r = with_blur_limit(groups, limit, args.target_wrong)
             print(f"  {limit:<9g} {threshold:.2f}       {w:.3f}          {r:.3f}")
     limit, _ = choose_blur_limit(groups, args.blurred_tile, args.target_wrong)
     print(f"chosen blurred_tile {limit:g}")
