@@ -537,6 +537,28 @@ def test_a_blur_limit_is_chosen_where_it_lets_the_threshold_flag_fewest_right_ti
     assert np.isnan(joined([group, TileOutcomes(right, confidence, np.zeros(7), np.arange(7))]).blurs[7:]).all()
 
 
+def test_calibration_chooses_the_blur_limit_and_sets_the_thresholds_with_its_smeared_tiles_flagged(monkeypatch, capsys, tmp_path):
+    """Given limits to choose from, calibration prints each one's threshold and flag rates, chooses the
+    one flagging fewest right tiles, and sets the thresholds with the tiles smeared past it held."""
+    from training import calibrate
+
+    def fake_outcomes(photos, detector, reader, cache, min_tile_prob):
+        # a wrong tile read surely but smeared (0.3), a right one smeared less (0.12), the rest sharp
+        return TileOutcomes(np.array([False, True, True, False]), np.array([0.98, 0.97, 0.95, 0.6]), np.zeros(4),
+                            np.array([1, 2, 3, 4]), None, np.array([0.3, 0.12, 0.01, 0.02]))
+
+    monkeypatch.setattr(calibrate, "load_testset", lambda folder: [folder.name])
+    monkeypatch.setattr(calibrate, "tile_outcomes", fake_outcomes)
+    monkeypatch.setattr(calibrate, "load_any_reader", lambda path: None)
+    assert calibrate.main(["--testsets", str(tmp_path), "--unseen", "--target-wrong", "1.0", "--blurred-tile", "inf", "0.2", "0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "  0.2       0.61       1.000          0.000" in out and "  inf       0.99       1.000          1.000" in out
+    assert "chosen blurred_tile 0.2" in out and "held in doubt whatever the threshold" in out
+    assert "chosen uncertain_below 0.61" in out
+    assert calibrate.main(["--testsets", str(tmp_path), "--unseen", "--target-wrong", "1.0"]) == 0
+    assert "chosen blurred_tile inf" in capsys.readouterr().out  # the shipped limit unless told
+
+
 @pytest.mark.parametrize("tool, argv", [("training.evaluate_suite", ["--sets", "selection", "--blurred-tile", "0"]),
                                         ("training.calibrate", ["--blurred-tile", "0.1", "-1"])])
 def test_a_blur_limit_that_makes_no_sense_is_refused(capsys, tool, argv):
